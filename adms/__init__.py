@@ -1,0 +1,1 @@
+"""ADMS: Model Analyzer (window-sized subgraphs), Processor Monitor and priority Scheduler."""

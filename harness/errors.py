@@ -1,0 +1,49 @@
+"""User errors: bad input that ends a command with a one-line message and exit code 2.
+
+Everything a user can get wrong (a missing file, an unknown processor, a window size below 1)
+raises :class:`UserError`. Command-line entry points wrap their body in :func:`cli_guard`,
+which prints ``error: <message>`` to stderr and exits with code 2, without a traceback.
+Programming errors are not ``UserError`` and keep their traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
+
+EXIT_USER_ERROR = 2
+
+T = TypeVar("T")
+
+
+class UserError(Exception):
+    """Bad input: the message names the bad value and what is allowed."""
+
+
+class NotImplementedYet(UserError):
+    """A documented capability that this version does not have yet."""
+
+
+def fail(message: str) -> NoReturn:
+    """Print a one-line error and exit with code 2."""
+    first_line = " ".join(str(message).split())
+    print(f"error: {first_line}", file=sys.stderr)
+    raise SystemExit(EXIT_USER_ERROR)
+
+
+@contextmanager
+def cli_guard() -> Iterator[None]:
+    """Turn a :class:`UserError` raised inside the block into a one-line exit 2."""
+    try:
+        yield
+    except UserError as exc:
+        fail(str(exc))
+
+
+def run_cli(main: Callable[[], T]) -> T:
+    """Call ``main`` under :func:`cli_guard`."""
+    with cli_guard():
+        return main()
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -67,7 +67,7 @@ class Op:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, eq=False)
 class ModelGraph:
     """The ops and tensors of one model, in execution order."""
 

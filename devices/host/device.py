@@ -1,0 +1,390 @@
+"""The ``host`` device: real LiteRT subgraphs on this machine's cores.
+
+Each processor of the device config is a :class:`~devices.host.workers.Worker` thread pinned
+to its cores, with its own kernels (XNNPACK, built-in or reference) and thread count. A
+subgraph (a set of op indices of one model) runs as an exact slice of the model's ``.tflite``
+file (:mod:`devices.host.slicing`) on its processor's own interpreter.
+
+**Tensors flow for real.** Per job the device keeps the tensors produced so far, in the
+original model's tensor numbering; a slice reads its inputs from them and writes its outputs
+back (copies, as between processors). A model input is seeded random data: request ``r`` gets
+frame ``r % host.input_frames``, drawn once (seed ``host.seed``, frame, tensor index) and kept,
+so that drawing random numbers (~0.3 ms for 64 KB) is not counted as the processor's work.
+After each subgraph the device drops the tensors that no op still to run reads (it tracks
+the ops each job has run, so this holds for any plan); when a job has run every op, its model
+outputs move to a small table readable through :meth:`HostDevice.outputs`.
+
+**Time.** ``now_ns`` is ``time.monotonic_ns() - t0_ns``, where :attr:`HostDevice.t0_ns` is
+fixed at construction; the wall-clock runtime uses the same origin. A :class:`Completion`'s
+``start_ns`` is when the worker began the subgraph (after the dispatch from :meth:`start`),
+``end_ns`` when its outputs were copied out; ``on_done`` is called from the worker thread.
+
+**Building.** :meth:`HostDevice.load` slices every subgraph and builds interpreters for the
+first ``host.eager_build_limit`` distinct (model, op set, processor) slices, each on its own
+worker (workers build in parallel). Plans with more subgraphs than that (Band with
+``minimum_subgraph_size`` 1 makes thousands) build the rest on first use: in
+:meth:`profile`, which the runtime calls before it starts the clock, or, failing that, in the
+first :meth:`start`. A slice that cannot be built is a :class:`UserError` naming model and ops.
+
+**Op support.** A processor with ``support: xnnpack`` emulates an accelerator that runs what
+XNNPACK takes, found by trial (:func:`~devices.host.workers.xnnpack_unsupported_ops`); other
+rule sets come from :func:`harness.opsupport.unsupported_ops`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import statistics
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from devices.host.sensors import HostSensors
+from devices.host.spec import ProcessorSpec, parse_device
+from devices.host.workers import (
+    SliceRunner,
+    Worker,
+    random_input,
+    request_input,
+    xnnpack_unsupported_ops,
+)
+from harness.config import DeviceConf, ProcessorConf, SupportRules
+from harness.errors import UserError
+from harness.graph import ModelGraph
+from harness.plan import ModelPlan, Subgraph
+from harness.runtime.api import Completion, DeviceInfo, Request, SensorSample
+
+log = logging.getLogger(__name__)
+
+#: a slice on a processor: (model, op set, processor)
+SliceKey = tuple[str, frozenset[int], str]
+Tensors = dict[int, np.ndarray]
+
+
+class HostDevice:
+    """Runs subgraphs of real models on worker threads; see the module docstring."""
+
+    def __init__(self, conf: DeviceConf, model_paths: Mapping[str, Path], cache_dir: Path) -> None:
+        self.conf = conf
+        self.settings, specs = parse_device(conf)
+        self.specs: dict[str, ProcessorSpec] = {s.name: s for s in specs}
+        self.model_paths = {m: Path(p) for m, p in model_paths.items()}
+        self.cache_dir = Path(cache_dir)
+        #: origin of ``now_ns``: ``time.monotonic_ns()`` at construction
+        self.t0_ns = time.monotonic_ns()
+        self.sensors = HostSensors(processors={s.name: s.cores for s in specs})
+        self._proc_confs: dict[str, ProcessorConf] = {p.name: p for p in conf.processors}
+        self._graphs: dict[str, ModelGraph] = {}
+        self._liveness: dict[str, Liveness] = {}
+        self._runners: dict[SliceKey, SliceRunner] = {}
+        self._profiles: dict[SliceKey, int] = {}
+        self._xnnpack: dict[str, frozenset[int]] = {}
+        self._jobs: dict[int, Job] = {}
+        self._finished: OrderedDict[int, Tensors] = OrderedDict()
+        self._frames: dict[tuple[str, int, int], np.ndarray] = {}
+        self._lock = threading.Lock()
+        self._slice_lock = threading.Lock()
+        self._slicer: Any = None
+        self.workers: dict[str, Worker] = {}
+        self._start_workers(specs)
+
+    def _start_workers(self, specs: Iterable[ProcessorSpec]) -> None:
+        try:
+            for spec in specs:
+                self.workers[spec.name] = Worker(spec.name, spec.cores)
+        except OSError as exc:
+            self.close()
+            raise UserError(str(exc)) from None
+
+    def now_ns(self) -> int:
+        """Nanoseconds since :attr:`t0_ns`."""
+        return time.monotonic_ns() - self.t0_ns
+
+    # -- Device protocol -------------------------------------------------------------------
+
+    def describe(self) -> DeviceInfo:
+        return DeviceInfo(
+            name=self.conf.name, kind="host",
+            processors=tuple(s.processor for s in self.specs.values()), facts=self.facts(),
+        )
+
+    def facts(self) -> dict[str, object]:
+        """Machine facts for the manifest: CPU, cores, kernel, versions, sensors, workers."""
+        workers = {
+            s.name: {"kernel": s.kernel.name, "threads": s.threads, "cores": list(s.cores),
+                     "support": s.support.name}
+            for s in self.specs.values()
+        }
+        return {**self.sensors.facts(), "litert_version": _litert_version(), "workers": workers}
+
+    def load(self, graphs: Mapping[str, ModelGraph], plans: Mapping[str, ModelPlan]) -> None:
+        """Slice and build up to ``eager_build_limit`` subgraphs now; the rest on first use."""
+        for model in plans:
+            self._graphs[model] = graphs[model] if model in graphs else self.graph(model)
+            self._liveness[model] = Liveness.of(self._graphs[model])
+        keys = list(dict.fromkeys(_key(sg) for plan in plans.values() for sg in plan.subgraphs))
+        self._build(keys[: self.settings.eager_build_limit])
+
+    def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        key = _key(subgraph)
+        if key not in self._profiles:
+            self._build([key])
+            worker = self.workers[subgraph.processor]
+            self._profiles[key] = worker.call(lambda: self._time_slice(key))
+        return self._profiles[key]
+
+    def start(
+        self, job_id: int, request: Request, subgraph: Subgraph, now_ns: int,
+        on_done: Callable[[Completion], None],
+    ) -> None:
+        worker = self._worker(subgraph.processor)
+        worker.post(lambda: self._run(job_id, request, subgraph, on_done))
+
+    def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
+        return self.sensors.read(now_ns)
+
+    def drain(self) -> None:
+        """Wait until every task posted to the workers so far (and its ``on_done``) has ended."""
+        for worker in self.workers.values():
+            worker.call(lambda: None)
+
+    def close(self) -> None:
+        """Stop the workers (each joined with ``host.join_timeout_s``); idempotent."""
+        for name, worker in self.workers.items():
+            if not worker.close(self.settings.join_timeout_s):
+                log.warning("host worker %s did not stop within %ss", name,
+                            self.settings.join_timeout_s)
+        self._runners.clear()
+
+    def __enter__(self) -> HostDevice:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- op support ------------------------------------------------------------------------
+
+    def unsupported_ops(self, model: str) -> dict[str, frozenset[int]]:
+        """Processor name -> indices of the ops of ``model`` it cannot run."""
+        return {name: self._unsupported(model, conf) for name, conf in self._proc_confs.items()}
+
+    def _unsupported(self, model: str, conf: ProcessorConf) -> frozenset[int]:
+        if conf.support is not SupportRules.xnnpack:
+            from harness.opsupport import unsupported_ops
+
+            return unsupported_ops(self.graph(model), conf)
+        if model not in self._xnnpack:
+            self._xnnpack[model] = xnnpack_unsupported_ops(self._model_path(model))
+        return _adjust_by_kind(self._xnnpack[model], self.graph(model), conf)
+
+    def graph(self, model: str) -> ModelGraph:
+        """The model's graph (as loaded, or read from its ``.tflite``)."""
+        if model not in self._graphs:
+            from harness.tflite_io import read_tflite
+
+            self._graphs[model] = read_tflite(self._model_path(model), model)
+        return self._graphs[model]
+
+    # -- results ---------------------------------------------------------------------------
+
+    def outputs(self, job_id: int) -> dict[int, np.ndarray]:
+        """Model outputs (original tensor index -> array) of a recently finished job."""
+        with self._lock:
+            if job_id not in self._finished:
+                raise KeyError(f"job {job_id} has not finished or is no longer kept")
+            return dict(self._finished[job_id])
+
+    # -- building --------------------------------------------------------------------------
+
+    def _build(self, keys: Iterable[SliceKey]) -> None:
+        """Slice (here) and build interpreters (on each slice's worker, in parallel)."""
+        todo = [k for k in keys if k not in self._runners]
+        futures = [(k, self._worker(k[2]).submit(self._builder(k))) for k in todo]
+        for key, future in futures:
+            try:
+                self._runners[key] = future.result()
+            except Exception as exc:
+                raise UserError(f"cannot build {_describe(key)}: {exc}") from None
+
+    def _builder(self, key: SliceKey) -> Callable[[], SliceRunner]:
+        model, ops, proc = key
+        try:
+            with self._slice_lock:
+                piece = self._slice_cache().slice(self._model_path(model), ops)
+        except Exception as exc:
+            raise UserError(f"cannot slice {_describe(key)}: {exc}") from None
+        spec = self.specs[proc]
+        return lambda: SliceRunner(Path(piece.path), piece.input_tensors, piece.output_tensors,
+                                   spec.kernel, spec.threads)
+
+    def _runner(self, key: SliceKey) -> SliceRunner:
+        """The slice's runner; built here on first use (call on its worker)."""
+        if key not in self._runners:
+            self._runners[key] = self._builder(key)()
+        return self._runners[key]
+
+    def _slice_cache(self) -> Any:
+        if self._slicer is None:
+            from devices.host.slicing import SliceCache
+
+            self._slicer = SliceCache(self.cache_dir)
+        return self._slicer
+
+    # -- running ---------------------------------------------------------------------------
+
+    def _run(
+        self, job_id: int, request: Request, subgraph: Subgraph,
+        on_done: Callable[[Completion], None],
+    ) -> None:
+        """Worker task: run one subgraph of one job and report it."""
+        start_ns = self.now_ns()
+        try:
+            self._execute(job_id, request, subgraph)
+            ok = True
+        except Exception:
+            log.exception("job %d: %s failed", job_id, _describe(_key(subgraph)))
+            with self._lock:
+                self._jobs.pop(job_id, None)
+            ok = False
+        on_done(Completion(job_id, request, subgraph, start_ns, self.now_ns(), ok))
+
+    def _execute(self, job_id: int, request: Request, subgraph: Subgraph) -> None:
+        runner = self._runner(_key(subgraph))
+        with self._lock:
+            job = self._jobs.setdefault(job_id, Job())
+        self._fill_model_inputs(job.tensors, runner, request)
+        runner.run(job.tensors)
+        self._retire(job_id, job, subgraph)
+
+    def _fill_model_inputs(self, tensors: Tensors, runner: SliceRunner, request: Request) -> None:
+        model_inputs = self.graph(request.model).inputs
+        for t in runner.inputs:
+            if t not in tensors and t in model_inputs:
+                tensors[t] = self._frame(request, t, runner)
+
+    def _frame(self, request: Request, tensor: int, runner: SliceRunner) -> np.ndarray:
+        """Input data of a request: frame ``request_id % input_frames``, made once."""
+        key = (request.model, tensor, request.request_id % self.settings.input_frames)
+        if key not in self._frames:
+            shape, dtype = runner.input_specs[tensor]
+            self._frames[key] = request_input(self.settings.seed, key[2], tensor, shape, dtype)
+        return self._frames[key]
+
+    def _retire(self, job_id: int, job: Job, subgraph: Subgraph) -> None:
+        """Drop the tensors no op still to run reads; a finished job keeps its outputs."""
+        live = self._live(subgraph.model)
+        job.done.update(subgraph.ops)
+        for t in [t for t in job.tensors if not live.needed(t, job.done)]:
+            del job.tensors[t]
+        if len(job.done) == live.num_ops:
+            with self._lock:
+                self._finished[job_id] = self._jobs.pop(job_id).tensors
+                while len(self._finished) > self.settings.keep_outputs:
+                    self._finished.popitem(last=False)
+
+    def _live(self, model: str) -> Liveness:
+        if model not in self._liveness:
+            self._liveness[model] = Liveness.of(self.graph(model))
+        return self._liveness[model]
+
+    def _time_slice(self, key: SliceKey) -> int:
+        """Median ns of the slice alone (warm-up, then ``profile_runs`` timed runs)."""
+        runner = self._runner(key)
+        rng = np.random.default_rng(self.settings.seed)
+        tensors: Tensors = {t: random_input(*spec, rng) for t, spec in runner.input_specs.items()}
+        inputs = dict(tensors)
+        samples = []
+        for i in range(self.settings.warmup_runs + self.settings.profile_runs):
+            t0 = time.perf_counter_ns()
+            runner.run(tensors)
+            if i >= self.settings.warmup_runs:
+                samples.append(time.perf_counter_ns() - t0)
+            tensors = dict(inputs)
+        return max(1, int(statistics.median(samples)))
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _worker(self, processor: str) -> Worker:
+        if processor not in self.workers:
+            known = list(self.workers)
+            raise UserError(f"unknown processor {processor!r}; host processors: {known}")
+        return self.workers[processor]
+
+    def _model_path(self, model: str) -> Path:
+        if model not in self.model_paths:
+            raise UserError(f"no .tflite for model {model!r}; known: {sorted(self.model_paths)}")
+        return self.model_paths[model]
+
+
+@dataclass(slots=True)
+class Job:
+    """What the device keeps of a running job: its live tensors and the ops it has run."""
+
+    tensors: Tensors = field(default_factory=dict)
+    done: set[int] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class Liveness:
+    """Which ops of a model read each tensor: a tensor is live while one of them is to run."""
+
+    num_ops: int
+    readers: Mapping[int, frozenset[int]]
+    outputs: frozenset[int]
+
+    @classmethod
+    def of(cls, graph: ModelGraph) -> Liveness:
+        readers: dict[int, set[int]] = {}
+        for op in graph.ops:
+            for t in op.inputs:
+                readers.setdefault(t, set()).add(op.index)
+        frozen = {t: frozenset(ops) for t, ops in readers.items()}
+        return cls(graph.num_ops, frozen, frozenset(graph.outputs))
+
+    def needed(self, tensor: int, done: set[int]) -> bool:
+        return tensor in self.outputs or not self.readers.get(tensor, frozenset()) <= done
+
+
+def _key(subgraph: Subgraph) -> SliceKey:
+    return (subgraph.model, subgraph.ops, subgraph.processor)
+
+
+
+
+def _adjust_by_kind(ops: frozenset[int], graph: ModelGraph, conf: ProcessorConf) -> frozenset[int]:
+    """Apply ``reject_ops`` (added) and ``accept_ops`` (removed; reject wins) by op kind."""
+    reject, accept = set(conf.reject_ops), set(conf.accept_ops) - set(conf.reject_ops)
+    return frozenset(
+        op.index for op in graph.ops
+        if op.kind in reject or (op.index in ops and op.kind not in accept)
+    )
+
+
+def _describe(key: SliceKey) -> str:
+    model, ops, proc = key
+    return f"slice of model {model!r} ops {_ranges(ops)} on processor {proc!r}"
+
+
+def _ranges(ops: Iterable[int]) -> str:
+    """``{0,1,2,5}`` -> ``0-2,5``."""
+    spans: list[list[int]] = []
+    for i in sorted(ops):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+
+
+def _litert_version() -> str | None:
+    try:
+        return importlib.metadata.version("ai-edge-litert")
+    except importlib.metadata.PackageNotFoundError:
+        return None

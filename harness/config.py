@@ -75,7 +75,7 @@ class ProcessorConf:
     kind: ProcessorKind = MISSING
     # op-support rule set this processor follows
     support: SupportRules = SupportRules.all
-    # Android API level / NNAPI feature level for the nnapi rules (27..31)
+    # Android API level for the nnapi rules (27..31; 33 and 34 stand for NNAPI feature levels 6, 7)
     api_level: int = 31
     # op kinds (TFLite builtin names) this processor's driver rejects although the rules allow
     reject_ops: list[str] = field(default_factory=list)

@@ -1,0 +1,190 @@
+"""``python -m harness.analyze``: how the Model Analyzer cuts models on one device.
+
+    python -m harness.analyze device=k50pro model=deeplabv3 window_size=5
+    python -m harness.analyze device=p20 model=all
+    python -m harness.analyze model=deeplabv3 window_size=[1,2,3,5,8]
+
+One window size prints, per model, the share of ops each processor supports and the subgraph
+counts of the paper's Table III (units, unit subgraphs, merged, total). A list of window sizes
+sweeps them (the paper's Figure 6) and writes ``subgraphs_vs_window.csv`` and ``.png`` into
+``out_dir`` (default ``results/analyze/<device>/``). ``model=all`` takes every model config
+under ``conf/model/``; ``graph=<profile.json>`` analyzes a saved graph profile instead of the
+zoo model.
+
+The config is composed with Hydra's compose API (``conf/analyze.yaml``), not ``@hydra.main``,
+so that every bad input, composition errors included, ends as one ``error:`` line and exit
+code 2 (:mod:`harness.errors`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from hydra import compose, initialize_config_dir
+from hydra.core.config_store import ConfigStore
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import MISSING
+from rich.console import Console
+from rich.table import Table
+
+from adms.analyzer import analyze
+from harness.config import DeviceConf, ModelConf, register, to_object
+from harness.errors import UserError, run_cli
+from harness.graph import ModelGraph
+from harness.opsupport import support_table, supported_share
+from harness.plan import ModelPlan, Processor
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+COUNTS = ("unit", "unit_subgraphs", "merged", "total")
+
+
+@dataclass
+class AnalyzeConf:
+    device: DeviceConf = MISSING
+    model: ModelConf = MISSING
+    # ADMS window size (Band's minimum_subgraph_size), or a list of sizes to sweep
+    window_size: Any = 1
+    # add merged subgraphs (Band's merge_unit_subgraph); false: unit subgraphs only
+    merge: bool = True
+    # where a sweep writes its CSV and PNG; empty: results/analyze/<device>/
+    out_dir: str = ""
+    # a graph profile (JSON) to analyze instead of the zoo model
+    graph: str = ""
+
+
+def register_analyze() -> None:
+    """The schema, plus ``model=all`` (every model config) as a config-group option."""
+    register()
+    cs = ConfigStore.instance()
+    cs.store(name="analyze_schema", node=AnalyzeConf)
+    cs.store(group="model", name="all", node=ModelConf(name="all", description="every model"))
+
+
+def compose_config(overrides: Sequence[str]) -> tuple[AnalyzeConf, list[str]]:
+    """The typed config and the names of every model config (for ``model=all``)."""
+    register_analyze()
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+            cfg = compose("analyze", overrides=list(overrides))
+            options = GlobalHydra.instance().config_loader().get_group_options("model")
+            conf = to_object(cfg, AnalyzeConf)
+    except Exception as exc:  # Hydra and OmegaConf errors: bad overrides or values
+        raise UserError(_first_line(exc)) from None
+    return conf, [m for m in options if m not in ("all", "model_schema")]
+
+
+def _first_line(exc: BaseException) -> str:
+    """The error and its cause, first line of each (OmegaConf adds ``full_key: ...`` lines)."""
+    parts = [str(e).strip().splitlines() for e in (exc, exc.__cause__) if e is not None]
+    return ": ".join(p[0].strip() for p in parts if p) or type(exc).__name__
+
+
+def window_sizes(value: Any) -> list[int]:
+    """``window_size`` as a list of integers >= 1."""
+    sizes = list(value) if isinstance(value, list | tuple) else [value]
+    if not sizes or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in sizes):
+        raise UserError(f"window_size must be an integer >= 1 or a list of them, got {value}")
+    return sizes
+
+
+def load_graphs(conf: AnalyzeConf, model_names: Sequence[str]) -> list[ModelGraph]:
+    if conf.graph:
+        return [ModelGraph.load(conf.graph)]
+    names = sorted(model_names) if conf.model.name == "all" else [conf.model.name]
+    if not names:
+        raise UserError("model=all: no model configs under conf/model/")
+    return [_zoo_graph(name) for name in names]
+
+
+def _zoo_graph(name: str) -> ModelGraph:
+    try:
+        load_graph = import_module("harness.zoo").load_graph
+    except (ImportError, AttributeError) as exc:
+        raise UserError(f"the model zoo is not available ({exc}); pass graph=<profile.json>") \
+            from None
+    graph: ModelGraph = load_graph(name)
+    return graph
+
+
+def plan_rows(conf: AnalyzeConf, graph: ModelGraph, window: int) -> dict[str, Any]:
+    """One row: the model's op support per processor and its subgraph counts."""
+    unsupported = support_table(graph, conf.device.processors)
+    processors = [Processor(p.name, p.kind) for p in conf.device.processors]
+    plan = analyze(graph, processors, unsupported, window, conf.merge)
+    shares = {f"{p.name}_ops_pct": 100 * supported_share(graph, unsupported[p.name])
+              for p in processors}
+    return {"model": graph.name, "ops": graph.num_ops, **shares, "window_size": window,
+            **_counts(plan)}
+
+
+def _counts(plan: ModelPlan) -> dict[str, int]:
+    c = plan.counts()
+    return dict(zip(COUNTS, (c.unit, c.unit_subgraphs, c.merged, c.total), strict=True))
+
+
+def print_table(title: str, rows: Sequence[dict[str, Any]], console: Console) -> None:
+    table = Table(title=title)
+    for col in rows[0]:
+        header = col.replace("_ops_pct", " %").replace("unit_subgraphs", "unit sg")
+        table.add_column(header.replace("window_size", "window"),
+                         justify="left" if col == "model" else "right")
+    for row in rows:
+        table.add_row(*(f"{v:.0f}" if isinstance(v, float) else str(v) for v in row.values()))
+    console.print(table)
+
+
+def write_sweep(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]:
+    """CSV of every row and a plot of subgraph counts against window size (log y)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+    import seaborn as sns
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame(rows)
+    csv = out_dir / "subgraphs_vs_window.csv"
+    frame.to_csv(csv, index=False)
+    long = frame.melt(id_vars=["model", "window_size"], value_vars=list(COUNTS[1:]),
+                      var_name="count", value_name="subgraphs")
+    grid = sns.relplot(long, x="window_size", y="subgraphs", hue="count", style="model",
+                       kind="line", marker="o")
+    grid.set(yscale="symlog", xlabel="window size", ylabel="subgraphs (log; 0 at the bottom)",
+             xticks=sorted(frame["window_size"].unique()))
+    png = out_dir / "subgraphs_vs_window.png"
+    grid.savefig(png, dpi=120)
+    return csv, png
+
+
+def run(overrides: Sequence[str], console: Console | None = None) -> list[dict[str, Any]]:
+    """Compose, analyze, print (and for a sweep write files); return the rows."""
+    console = console or Console(width=max(120, Console().width))
+    conf, model_names = compose_config(overrides)
+    sizes = window_sizes(conf.window_size)
+    graphs = load_graphs(conf, model_names)
+    rows = [plan_rows(conf, g, w) for g in graphs for w in sizes]
+    print_table(f"Model Analyzer on {conf.device.name}", rows, console)
+    if len(sizes) > 1:
+        out_dir = Path(conf.out_dir or f"results/analyze/{conf.device.name}")
+        for path in write_sweep(rows, out_dir):
+            console.print(f"wrote {path}")
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: ``python -m harness.analyze key=value ...``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        return
+    run_cli(lambda: run(args))
+
+
+if __name__ == "__main__":
+    main()

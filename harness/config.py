@@ -163,6 +163,8 @@ class BandConf:
     drop_on_slo: bool = True
     # slack (ms) Band's reserved HEFT keeps per worker
     reservation_window_ms: float = 5.0
+    # jobs examined from the queue head per decision (Band's schedule_window_size); 0 = all
+    schedule_window_size: int = 0
 
 
 @dataclass
@@ -184,6 +186,8 @@ class AdmsConf:
     monitor_interval_ms: float = 100.0
     # keep new work off a processor this close to its throttling temperature, degrees C
     thermal_margin_c: float = 3.0
+    # a request without an SLO gets the deadline arrival + implicit_slo_factor x T_avg
+    implicit_slo_factor: float = 1.0
 
 
 @dataclass

@@ -1,0 +1,80 @@
+"""ADMS as a :class:`~harness.runtime.api.Policy`: tuned analysis plus the priority scheduler.
+
+* **Analysis** — each model is cut by :func:`adms.analyzer.analyze` with merged subgraphs at
+  a window size chosen per model and device by :class:`adms.tuner.WindowTuner` (from
+  ``window_candidates``, or the fixed ``window_size`` when it is > 0).
+* **Estimates** — the device profile seeds a latency estimator that follows a moving average
+  of measured latencies (Band's estimator, smoothing factor 0.1, Band's default: ADMS is
+  built on Band's runtime).
+* **Scheduling** — :class:`adms.scheduler.AdmsScheduler`: the first ``loop_call_size`` jobs,
+  idle processors by preference (cool, lightly loaded), eqs. (1)-(4); unfinished jobs return
+  to the front of the queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from adms.scheduler import AdmsScheduler
+from adms.tuner import Tuned, WindowTuner
+from baselines.band.estimator import LatencyEstimator
+from harness.config import AdmsConf
+from harness.errors import UserError
+from harness.graph import ModelGraph
+from harness.plan import ModelPlan, Processor, Subgraph
+from harness.runtime.api import Completion, Decision, SchedulerView
+
+#: moving-average weight of a new latency sample (Band's ``profile_smoothing_factor`` default)
+EMA_ALPHA = 0.1
+
+
+class AdmsPolicy:
+    """ADMS: window-tuned analysis and state-aware multi-factor scheduling."""
+
+    reinsert_front = True
+
+    def __init__(
+        self,
+        conf: AdmsConf,
+        profile_fn: Callable[[ModelPlan, Subgraph], int],
+        device_name: str,
+        cache_dir: Path | None = None,
+    ) -> None:
+        if conf.window_size < 0:
+            raise UserError(f"adms window_size must be >= 0 (0 = tune), got {conf.window_size}")
+        if conf.loop_call_size < 1:
+            raise UserError(f"adms loop_call_size must be >= 1, got {conf.loop_call_size}")
+        self.conf = conf
+        self.name = conf.name
+        windows = [conf.window_size] if conf.window_size > 0 else list(conf.window_candidates)
+        self.tuner = WindowTuner(windows, profile_fn, device_name, cache_dir)
+        self.estimator = LatencyEstimator(EMA_ALPHA)
+        self.scheduler = AdmsScheduler(conf, self.estimator, conf.implicit_slo_factor)
+        #: the tuner's choice per model (for reports)
+        self.tuned: dict[str, Tuned] = {}
+
+    def plan(
+        self,
+        graph: ModelGraph,
+        processors: Sequence[Processor],
+        unsupported: Mapping[str, frozenset[int]],
+    ) -> ModelPlan:
+        tuned = self.tuner.tune(graph, processors, unsupported)
+        self.tuned[graph.name] = tuned
+        return tuned.plan
+
+    def prepare(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
+                ) -> None:
+        self.estimator.seed(profile)
+        for model in plans:
+            self.scheduler.forget(model)
+
+    def schedule(self, view: SchedulerView) -> Decision:
+        return self.scheduler.schedule(view)
+
+    def observe(self, completion: Completion) -> None:
+        if completion.ok:
+            sg = completion.subgraph
+            self.estimator.update((sg.model, sg.index), completion.latency_ns)
+            self.scheduler.forget(sg.model)

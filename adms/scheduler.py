@@ -1,0 +1,272 @@
+"""The ADMS scheduler (paper Section 3.4): a multi-factor priority over the queue's head.
+
+**Priority** (equations 1-4). For a queued job and a processor it could run on next::
+
+    S = S_deadline + S_wait + S_resource
+    S_deadline = γ (T_SLO − T_latency)                        (1)
+    S_wait     = −α (T_now − T_enqueue) / T_avg               (2)
+    S_resource = δ ((2 B_cur − B_max) / B_max) · C_remaining  (3)
+
+Units: times in **milliseconds** (γ and δ are per ms; α is dimensionless).
+
+* ``T_latency`` — estimated time from now until the job's *model is finished* if its next
+  subgraph starts on this processor now: that subgraph's expected latency plus the fastest
+  way to run the rest of the model (:func:`remaining_latency`, processors assumed free).
+* ``T_SLO`` — the time left to the deadline, ``deadline − now``. A request without an SLO
+  gets an implicit deadline ``arrival + implicit_slo_factor × T_avg``.
+* ``T_avg`` — the model's expected single-run latency (fastest chain, idle device, current
+  moving-average estimates); ``T_enqueue`` — when the job (re-)entered the queue.
+* ``B_cur / B_max`` — the processor's utilisation from the Processor Monitor (``load`` in
+  [0, 1], ``B_max = 1``); without a load sensor, 0 for an idle processor and 1 for a busy one.
+* ``C_remaining`` — the job's remaining work: expected ms to finish its model on a free device.
+
+**Sign convention: the lowest score runs first.** ``S_deadline`` is the job's slack, so a job
+close to (or past) its deadline scores low; ``S_wait`` falls the longer a job has waited, so
+waiting raises its priority; ``S_resource`` is positive on a processor more than half loaded,
+so a loaded processor takes small jobs first and a lightly loaded one takes big jobs first
+(the paper: "allocates less computationally intensive tasks" to loaded processors).
+
+**Decision.** Only the first ``loop_call_size`` jobs of the queue are examined. Idle
+processors are visited in order of preference — not near throttling, less loaded, cooler,
+then device order. A processor whose temperature is within ``thermal_margin_c`` of its
+throttling temperature (or that reports being throttled) is *hot*: a job may use a hot
+processor only if no cool processor can run its next unit. A processor takes the
+lowest-scoring job (ties: earlier estimated finish, then queue order) among those for which
+it is the *earliest-finishing* allowed choice, counting the work already waiting on busy
+processors; a job whose fastest option is a busy processor stays queued for it. After each
+assignment the processor's waiting time grows by the subgraph's expected latency and the
+search starts again, until no idle processor takes a job. Unfinished jobs return to the
+front of the queue (``reinsert_front``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from baselines.band.estimator import LatencyEstimator
+from harness.config import AdmsConf
+from harness.plan import ModelPlan, Subgraph
+from harness.runtime.api import (
+    NS_PER_MS,
+    Assignment,
+    Decision,
+    JobView,
+    ProcessorView,
+    SchedulerView,
+    SensorSample,
+)
+
+#: remaining latency of a unit no chain reaches (an invalid plan), ns
+UNREACHABLE_NS = 2**62
+#: a request without an SLO is treated as if its budget were this many times T_avg
+IMPLICIT_SLO_FACTOR = 1.0
+#: smallest T_avg used in eq. (2), ms (guards a zero-latency profile)
+MIN_AVG_MS = 1e-6
+
+
+# -- the three terms (pure) -------------------------------------------------------------------
+
+
+def deadline_term(gamma: float, slo_ms: float, latency_ms: float) -> float:
+    """Eq. (1): ``γ (T_SLO − T_latency)``, the job's weighted slack."""
+    return gamma * (slo_ms - latency_ms)
+
+
+def wait_term(alpha: float, now_ms: float, enqueue_ms: float, avg_ms: float) -> float:
+    """Eq. (2): ``−α (T_now − T_enqueue) / T_avg``."""
+    return -alpha * (now_ms - enqueue_ms) / max(avg_ms, MIN_AVG_MS)
+
+
+def resource_term(delta: float, load: float, capacity: float, remaining_ms: float) -> float:
+    """Eq. (3): ``δ ((2 B_cur − B_max) / B_max) · C_remaining``."""
+    return delta * ((2.0 * load - capacity) / capacity) * remaining_ms
+
+
+def priority(
+    conf: AdmsConf, *, slo_ms: float, latency_ms: float, now_ms: float, enqueue_ms: float,
+    avg_ms: float, load: float, capacity: float, remaining_ms: float,
+) -> float:
+    """Eq. (4): the sum of the three terms; lower runs first."""
+    return (deadline_term(conf.gamma, slo_ms, latency_ms)
+            + wait_term(conf.alpha, now_ms, enqueue_ms, avg_ms)
+            + resource_term(conf.delta, load, capacity, remaining_ms))
+
+
+# -- processor state --------------------------------------------------------------------------
+
+
+def near_throttle(state: SensorSample | None, margin_c: float) -> bool:
+    """Throttled, or within ``margin_c`` of the throttling temperature (unknown: False)."""
+    if state is None:
+        return False
+    if state.throttled:
+        return True
+    if state.temperature_c is None or state.throttle_temperature_c is None:
+        return False
+    return state.temperature_c >= state.throttle_temperature_c - margin_c
+
+
+def load_fraction(proc: ProcessorView) -> float:
+    """``B_cur / B_max`` in [0, 1]: the monitor's load, else 0 when idle and 1 when busy."""
+    if proc.state is not None and proc.state.load is not None:
+        return min(max(proc.state.load, 0.0), 1.0)
+    return 0.0 if proc.idle else 1.0
+
+
+def _preference(proc: ProcessorView, margin_c: float) -> tuple[bool, float, float]:
+    temp = proc.state.temperature_c if proc.state is not None else None
+    return (near_throttle(proc.state, margin_c), load_fraction(proc), temp or 0.0)
+
+
+# -- remaining latency ------------------------------------------------------------------------
+
+
+def remaining_latency(plan: ModelPlan, cost: Callable[[Subgraph], int]) -> tuple[int, ...]:
+    """``rest[u]`` = fastest ns to run units ``u..n-1`` on a free device; ``rest[n] = 0``."""
+    rest = [UNREACHABLE_NS] * plan.num_units + [0]
+    for u in range(plan.num_units - 1, -1, -1):
+        for sg in plan.candidates(u):
+            rest[u] = min(rest[u], cost(sg) + rest[sg.last_unit + 1])
+    return tuple(rest)
+
+
+# -- the decision -----------------------------------------------------------------------------
+
+#: a job's fastest option on one processor: (ns until its model is done if started there on a
+#: free processor, the subgraph to run now)
+Option = tuple[int, Subgraph]
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """A queued job with everything about it that does not depend on the processor."""
+
+    position: int
+    job: JobView
+    #: processor name -> the job's fastest option there (hot processors left out if possible)
+    options: Mapping[str, Option]
+    slo_ms: float
+    wait: float
+    remaining_ms: float
+
+
+class AdmsScheduler:
+    """ADMS's decision rule over a :class:`SchedulerView` (see the module docstring)."""
+
+    def __init__(
+        self, conf: AdmsConf, estimator: LatencyEstimator,
+        implicit_slo_factor: float = IMPLICIT_SLO_FACTOR,
+    ) -> None:
+        if conf.loop_call_size < 1:
+            raise ValueError(f"loop_call_size must be >= 1, got {conf.loop_call_size}")
+        self.conf, self.estimator = conf, estimator
+        self.implicit_slo_factor = implicit_slo_factor
+        self._rest: dict[str, tuple[int, ...]] = {}
+        self._options: dict[tuple[str, int], dict[str, Option]] = {}
+
+    def cost(self, sg: Subgraph) -> int:
+        return self.estimator.expected((sg.model, sg.index))
+
+    def forget(self, model: str) -> None:
+        """Drop cached latencies of ``model`` (its estimates changed)."""
+        self._rest.pop(model, None)
+        for key in [k for k in self._options if k[0] == model]:
+            del self._options[key]
+
+    def rest(self, plan: ModelPlan) -> tuple[int, ...]:
+        cached = self._rest.get(plan.model)
+        if cached is None:
+            cached = self._rest[plan.model] = remaining_latency(plan, self.cost)
+        return cached
+
+    def options(self, plan: ModelPlan, next_unit: int) -> dict[str, Option]:
+        """Processor -> the fastest way to finish the model starting there (cached)."""
+        key = (plan.model, next_unit)
+        cached = self._options.get(key)
+        if cached is None:
+            rest, cached = self.rest(plan), {}
+            for sg in plan.candidates(next_unit):
+                ns = self.cost(sg) + rest[sg.last_unit + 1]
+                if sg.processor not in cached or ns < cached[sg.processor][0]:
+                    cached[sg.processor] = (ns, sg)
+            self._options[key] = cached
+        return cached
+
+    def _allowed(self, plan: ModelPlan, job: JobView, hot: frozenset[str]) -> Mapping[str, Option]:
+        opts = self.options(plan, job.next_unit)
+        if not hot or hot.isdisjoint(opts):
+            return opts
+        cool = {p: o for p, o in opts.items() if p not in hot}
+        return cool or opts
+
+    def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str]) -> _Job:
+        plan = view.plans[job.model]
+        rest = self.rest(plan)
+        avg_ns = rest[0]
+        deadline = job.request.deadline_ns
+        if deadline is None:
+            deadline = job.request.arrival_ns + int(self.implicit_slo_factor * avg_ns)
+        now = view.now_ns
+        wait = wait_term(self.conf.alpha, now / NS_PER_MS, job.enqueue_ns / NS_PER_MS,
+                         avg_ns / NS_PER_MS)
+        return _Job(position, job, self._allowed(plan, job, hot), (deadline - now) / NS_PER_MS,
+                    wait, rest[job.next_unit] / NS_PER_MS)
+
+    def _score(self, item: _Job, latency_ns: int, load: float) -> float:
+        latency_ms = latency_ns / NS_PER_MS
+        return (deadline_term(self.conf.gamma, item.slo_ms, latency_ms) + item.wait
+                + resource_term(self.conf.delta, load, 1.0, item.remaining_ms))
+
+    def _best_for(
+        self, name: str, load: float, jobs: Sequence[_Job], waiting: Mapping[str, int],
+        soonest: Sequence[int],
+    ) -> tuple[int, Subgraph] | None:
+        """(index in ``jobs``, subgraph) of the lowest-scoring job for which processor
+        ``name`` is an earliest-finishing option; ``soonest[k]`` is job k's earliest finish."""
+        best: tuple[float, int, int, int, Subgraph] | None = None
+        for k, item in enumerate(jobs):
+            opt = item.options.get(name)
+            if opt is None or waiting[name] + opt[0] > soonest[k]:
+                continue
+            finish = waiting[name] + opt[0]
+            key = (self._score(item, finish, load), finish, item.position)
+            if best is None or key < best[:3]:
+                best = (*key, k, opt[1])
+        return None if best is None else (best[3], best[4])
+
+    def _idle_by_preference(self, view: SchedulerView) -> list[tuple[str, float]]:
+        """(name, load) of the idle processors, preferred first."""
+        margin = self.conf.thermal_margin_c
+        ranked = sorted((*_preference(p, margin), k, p.name) for k, p in enumerate(view.processors)
+                        if p.idle)
+        return [(name, load) for _, load, _, _, name in ranked]
+
+    def _pick(self, free: Sequence[tuple[str, float]], jobs: Sequence[_Job],
+              waiting: Mapping[str, int]) -> tuple[str, int, Subgraph] | None:
+        soonest = [min(waiting[p] + o[0] for p, o in item.options.items()) if item.options
+                   else 0 for item in jobs]
+        for name, load in free:
+            got = self._best_for(name, load, jobs, waiting, soonest)
+            if got is not None:
+                return name, got[0], got[1]
+        return None
+
+    def schedule(self, view: SchedulerView) -> Decision:
+        margin = self.conf.thermal_margin_c
+        hot = frozenset(p.name for p in view.processors if near_throttle(p.state, margin))
+        jobs = [self._job(k, j, view, hot)
+                for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
+        waiting = {p.name: 0 if p.idle else max(0, p.available_ns - view.now_ns)
+                   for p in view.processors}
+        free = self._idle_by_preference(view)
+        out: list[Assignment] = []
+        while jobs and free:
+            pick = self._pick(free, jobs, waiting)
+            if pick is None:
+                break
+            name, k, sg = pick
+            out.append(Assignment(jobs.pop(k).job.job_id, sg))
+            waiting[name] += self.cost(sg)
+            free = [f for f in free if f[0] != name]
+        return Decision(tuple(out))

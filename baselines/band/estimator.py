@@ -1,0 +1,66 @@
+"""Band's latency estimator: a profiled value per subgraph, then a moving average.
+
+Band keeps, per subgraph key, two numbers (``band/latency_estimator.cc``): the *profiled*
+latency measured once when the model is registered, and a *moving-averaged* latency that
+every finished execution updates::
+
+    expected <- alpha * measured + (1 - alpha) * expected
+
+``alpha`` is Band's ``profile_smoothing_factor`` (default 0.1). Schedulers read the
+moving average (``GetExpected``); the profiled value is kept for records; the *worst*
+latency of a model (``GetWorst``, the largest expected value among its subgraphs) is what
+Band multiplies by ``slo_scale``. A key with no profile reads as a very large latency, so a
+scheduler never prefers an unprofiled subgraph.
+
+Keys here are ``(model, subgraph index)`` and times are integer nanoseconds. ADMS uses the
+same estimator (it is built on Band's runtime).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: what an unprofiled subgraph is expected to take (Band returns INT32_MAX microseconds)
+UNKNOWN_NS = 2**31 * 1_000
+
+Key = tuple[str, int]
+
+
+class LatencyEstimator:
+    """Profiled and moving-averaged latency per ``(model, subgraph index)``, in ns."""
+
+    def __init__(self, alpha: float = 0.1) -> None:
+        if not 0.0 <= alpha <= 1.0:
+            raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+        self.alpha = alpha
+        self._profiled: dict[Key, int] = {}
+        self._expected: dict[Key, int] = {}
+        #: bumped on every change, so callers can cache values derived from estimates
+        self.version = 0
+
+    def seed(self, profile: Mapping[Key, int]) -> None:
+        """Set the profiled value (and reset the moving average) of every key given."""
+        for key, ns in profile.items():
+            self._profiled[key] = int(ns)
+            self._expected[key] = int(ns)
+        self.version += 1
+
+    # Mirrors band/latency_estimator.cc LatencyEstimator::UpdateLatency (unknown keys ignored;
+    # the product is truncated to an integer as Band's int64 assignment does).
+    def update(self, key: Key, latency_ns: int) -> None:
+        """Fold one measured latency into the moving average of ``key``."""
+        prev = self._expected.get(key)
+        if prev is None:
+            return
+        self._expected[key] = int(self.alpha * latency_ns + (1.0 - self.alpha) * prev)
+        self.version += 1
+
+    def expected(self, key: Key) -> int:
+        return self._expected.get(key, UNKNOWN_NS)
+
+    def profiled(self, key: Key) -> int:
+        return self._profiled.get(key, UNKNOWN_NS)
+
+    def worst(self, model: str) -> int:
+        """The largest expected latency among the model's subgraphs (Band ``GetWorst``)."""
+        return max((ns for (m, _), ns in self._expected.items() if m == model), default=0)

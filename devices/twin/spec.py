@@ -1,0 +1,286 @@
+"""Typed twin constants, parsed and validated from the ``twin:`` mappings of a device config.
+
+A device YAML (``conf/device/*.yaml``) carries one ``twin:`` block per processor and one for
+the device. Each block is a plain mapping; this module turns it into a frozen dataclass once,
+rejecting what the twin cannot use: an unknown key (a typo), a missing key, a non-positive
+throughput or a fraction outside (0, 1]. Every rejection is a :class:`~harness.errors.UserError`
+with a one-line message naming the processor and the bad value.
+
+Units are in the key names: ``_gops`` (1e9 operations per second, i.e. operations per ns),
+``_gbps`` (GB/s, i.e. bytes per ns), ``_us``, ``_ms``, ``_mhz``, ``_w``, ``_v``, ``_c``,
+``_j_per_k``, ``_k_per_w``. Each block may carry a ``provenance`` mapping (constant name ->
+source key and confidence tag, e.g. ``"devices.md §2 [D]"``) that the device reports in its
+manifest facts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.config import DeviceConf, ProcessorConf
+from harness.errors import UserError
+from harness.plan import ProcessorKind
+
+#: numeric classes an op computes in; ``int8`` stands for every 8-bit integer type
+DTYPES = ("float32", "float16", "int8")
+#: op classes with their own achievable efficiency
+OP_CLASSES = ("conv", "depthwise", "fully_connected", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """The single-model measurement a processor's efficiencies were scaled to match."""
+
+    #: zoo model name, e.g. mobilenet_v1
+    model: str
+    #: measured whole-model latency, milliseconds
+    target_ms: float
+    #: the measurement used the 8-bit quantized model
+    int8: bool = False
+    #: where the target comes from, e.g. "paper Table II, 1 model [S]"
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessorSpec:
+    """Twin constants of one processor (``processors[i].twin``)."""
+
+    name: str
+    kind: ProcessorKind
+    #: peak throughput per dtype at the top frequency (GFLOP/s for floats, GOP/s for int8)
+    peak_gflops: Mapping[str, float]
+    #: achievable fraction of peak per op class
+    efficiency: Mapping[str, float]
+    #: fraction of the device memory bandwidth this processor can draw alone
+    bandwidth_share: float
+    #: fixed cost of one subgraph invocation, microseconds
+    invoke_overhead_us: float
+    #: fixed cost of dispatching one op, microseconds
+    dispatch_overhead_us: float
+    #: DVFS levels, MHz, ascending
+    freqs_mhz: tuple[float, ...]
+    #: idle (leakage) power, W
+    static_w: float
+    #: dynamic power when busy at the top frequency, W
+    dynamic_w: float
+    #: supply voltage at the lowest and the top DVFS level, V (power ~ f V^2)
+    v_min_v: float
+    v_max_v: float
+    #: thermal node: heat capacity J/K and resistance to the SoC node K/W
+    capacitance_j_per_k: float
+    resistance_k_per_w: float
+    #: governor steps one level down per period above this temperature
+    throttle_c: float = 68.0
+    #: ... and one level up per period below throttle_c - hysteresis_c
+    hysteresis_c: float = 3.0
+    #: dtype an op of a given dtype is computed in (GPU delegate: float32 -> float16)
+    run_as: Mapping[str, str] = field(default_factory=dict)
+    calibration: Calibration | None = None
+    provenance: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def f_max_mhz(self) -> float:
+        return self.freqs_mhz[-1]
+
+    def compute_dtype(self, dtype: str) -> str | None:
+        """The dtype ``dtype`` ops compute in here, or None when this processor cannot."""
+        target = self.run_as.get(dtype, dtype)
+        return target if target in self.peak_gflops else None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSpec:
+    """Device-wide twin constants (``twin`` of the device)."""
+
+    #: ambient temperature, degrees C
+    ambient_c: float
+    #: shared SoC/skin node: heat capacity J/K and resistance to ambient K/W
+    soc_capacitance_j_per_k: float
+    soc_resistance_k_per_w: float
+    #: DRAM peak bandwidth, GB/s
+    memory_bandwidth_gbps: float
+    #: moving a tensor between processors: fixed cost (us) plus bytes / bandwidth (GB/s)
+    transfer_fixed_us: float
+    transfer_bandwidth_gbps: float
+    #: thermal governor period, ms
+    governor_period_ms: float
+    #: sigma of the multiplicative lognormal latency noise (median factor 1); 0 = deterministic
+    noise_sigma: float = 0.0
+    provenance: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TwinSpec:
+    """All twin constants of one device."""
+
+    name: str
+    description: str
+    device: DeviceSpec
+    processors: tuple[ProcessorSpec, ...]
+
+    def processor(self, name: str) -> ProcessorSpec:
+        for p in self.processors:
+            if p.name == name:
+                return p
+        raise UserError(f"twin {self.name}: unknown processor {name!r}")
+
+    def provenance(self) -> dict[str, str]:
+        """``<processor>.<constant>`` (or ``device.<constant>``) -> source and tag."""
+        facts = {f"device.{k}": v for k, v in self.device.provenance.items()}
+        for p in self.processors:
+            facts.update({f"{p.name}.{k}": v for k, v in p.provenance.items()})
+        return facts
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+_PROCESSOR_KEYS = {f.name for f in dataclasses.fields(ProcessorSpec)} - {"name", "kind"}
+_DEVICE_KEYS = {f.name for f in dataclasses.fields(DeviceSpec)}
+
+
+def parse(conf: DeviceConf) -> TwinSpec:
+    """Validate the ``twin:`` blocks of ``conf``."""
+    device = _parse_device(conf.name, _mapping(conf.twin, f"device {conf.name}"))
+    procs = tuple(_parse_processor(conf.name, p) for p in conf.processors)
+    if not procs:
+        raise UserError(f"twin {conf.name}: no processors")
+    return TwinSpec(conf.name, conf.description, device, procs)
+
+
+def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        raise UserError(f"twin: {where} has no twin: block")
+    if not isinstance(value, Mapping):
+        raise UserError(f"twin: {where} twin: must be a mapping, got {value!r}")
+    return {str(k): v for k, v in value.items()}
+
+
+def _check_keys(where: str, raw: Mapping[str, Any], allowed: set[str], required: set[str]) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise UserError(f"twin: {where}: unknown key {unknown[0]!r} (allowed: {sorted(allowed)})")
+    missing = sorted(required - set(raw))
+    if missing:
+        raise UserError(f"twin: {where}: missing key {missing[0]!r}")
+
+
+def _required(cls: type) -> set[str]:
+    return {
+        f.name for f in dataclasses.fields(cls)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+
+
+def _positive(where: str, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise UserError(f"twin: {where}: {key} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _fraction(where: str, key: str, value: Any) -> float:
+    x = _positive(where, key, value)
+    if x > 1.0:
+        raise UserError(f"twin: {where}: {key} must be in (0, 1], got {value!r}")
+    return x
+
+
+def _nonneg(where: str, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise UserError(f"twin: {where}: {key} must be a number >= 0, got {value!r}")
+    return float(value)
+
+
+def _number(where: str, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UserError(f"twin: {where}: {key} must be a number, got {value!r}")
+    return float(value)
+
+
+def _parse_device(name: str, raw: dict[str, Any]) -> DeviceSpec:
+    where = f"device {name}"
+    _check_keys(where, raw, _DEVICE_KEYS, _required(DeviceSpec))
+    values: dict[str, Any] = {"provenance": _strings(where, raw.get("provenance", {}))}
+    values["ambient_c"] = _number(where, "ambient_c", raw["ambient_c"])
+    values["noise_sigma"] = _nonneg(where, "noise_sigma", raw.get("noise_sigma", 0.0))
+    values["transfer_fixed_us"] = _nonneg(where, "transfer_fixed_us", raw["transfer_fixed_us"])
+    for key in _DEVICE_KEYS - set(values):
+        values[key] = _positive(where, key, raw[key])
+    return DeviceSpec(**values)
+
+
+def _parse_processor(device: str, conf: ProcessorConf) -> ProcessorSpec:
+    where = f"{device} processor {conf.name}"
+    raw = _mapping(conf.twin, where)
+    _check_keys(where, raw, _PROCESSOR_KEYS, _required(ProcessorSpec) - {"name", "kind"})
+    values: dict[str, Any] = {
+        "peak_gflops": _peaks(where, raw["peak_gflops"]),
+        "efficiency": _efficiency(where, raw["efficiency"]),
+        "bandwidth_share": _fraction(where, "bandwidth_share", raw["bandwidth_share"]),
+        "freqs_mhz": _levels(where, raw["freqs_mhz"]),
+        "run_as": _run_as(where, raw.get("run_as", {})),
+        "calibration": _calibration(where, raw.get("calibration")),
+        "provenance": _strings(where, raw.get("provenance", {})),
+        "throttle_c": _number(where, "throttle_c", raw.get("throttle_c", 68.0)),
+        "hysteresis_c": _nonneg(where, "hysteresis_c", raw.get("hysteresis_c", 3.0)),
+    }
+    for key in ("invoke_overhead_us", "dispatch_overhead_us", "static_w"):
+        values[key] = _nonneg(where, key, raw[key])
+    for key in _PROCESSOR_KEYS - set(values):
+        values[key] = _positive(where, key, raw[key])
+    spec = ProcessorSpec(name=conf.name, kind=conf.kind, **values)
+    _check_voltage(where, spec)
+    return spec
+
+
+def _peaks(where: str, raw: Any) -> dict[str, float]:
+    table = _mapping(raw, f"{where} peak_gflops")
+    _check_keys(f"{where} peak_gflops", table, set(DTYPES), set())
+    if not table:
+        raise UserError(f"twin: {where}: peak_gflops needs at least one dtype")
+    return {k: _positive(where, f"peak_gflops.{k}", v) for k, v in table.items()}
+
+
+def _efficiency(where: str, raw: Any) -> dict[str, float]:
+    table = _mapping(raw, f"{where} efficiency")
+    _check_keys(f"{where} efficiency", table, set(OP_CLASSES), set(OP_CLASSES))
+    return {k: _fraction(where, f"efficiency.{k}", v) for k, v in table.items()}
+
+
+def _levels(where: str, raw: Any) -> tuple[float, ...]:
+    if not isinstance(raw, list | tuple) or not raw:
+        raise UserError(f"twin: {where}: freqs_mhz must be a non-empty list, got {raw!r}")
+    return tuple(sorted(_positive(where, "freqs_mhz", f) for f in raw))
+
+
+def _run_as(where: str, raw: Any) -> dict[str, str]:
+    table = _strings(where, raw)
+    _check_keys(f"{where} run_as", table, set(DTYPES), set())
+    bad = [v for v in table.values() if v not in DTYPES]
+    if bad:
+        raise UserError(f"twin: {where}: run_as target {bad[0]!r} is not one of {DTYPES}")
+    return table
+
+
+def _strings(where: str, raw: Any) -> dict[str, str]:
+    if not isinstance(raw, Mapping):
+        raise UserError(f"twin: {where}: expected a mapping, got {raw!r}")
+    return {str(k): str(v) for k, v in raw.items()}
+
+
+def _calibration(where: str, raw: Any) -> Calibration | None:
+    if raw is None:
+        return None
+    table = _mapping(raw, f"{where} calibration")
+    keys = {f.name for f in dataclasses.fields(Calibration)}
+    _check_keys(f"{where} calibration", table, keys, {"model", "target_ms"})
+    target = _positive(where, "calibration.target_ms", table["target_ms"])
+    return Calibration(str(table["model"]), target, bool(table.get("int8", False)),
+                       str(table.get("source", "")))
+
+
+def _check_voltage(where: str, spec: ProcessorSpec) -> None:
+    if spec.v_min_v > spec.v_max_v:
+        raise UserError(f"twin: {where}: v_min_v {spec.v_min_v} exceeds v_max_v {spec.v_max_v}")

@@ -76,6 +76,8 @@ class SensorSample:
     power_w: float | None = None
     #: the processor is throttled (its frequency capped by a thermal governor)
     throttled: bool | None = None
+    #: temperature at which its thermal governor starts throttling
+    throttle_temperature_c: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

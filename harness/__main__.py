@@ -1,0 +1,41 @@
+"""``python -m harness``: run every baseline on a device and a scenario, then report.
+
+    python -m harness                                  # device=k50pro scenario=frs
+    python -m harness device=p20 scenario=ros run=[band,adms]
+    python -m harness device=host scenario=frs         # real LiteRT on this machine
+    python -m harness -m seed.base=0,1,2 hydra/launcher=joblib   # a sweep
+
+This is the only module that sees a ``DictConfig``: it turns it into a typed
+:class:`~harness.config.RunConf` once and hands it on.
+"""
+
+from __future__ import annotations
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from harness.config import RunConf, register, to_object
+from harness.errors import cli_guard
+from harness.hydra_app import check_overrides
+
+register()
+
+
+@hydra.main(config_path="../conf", config_name="config", version_base="1.3")
+def _app(cfg: DictConfig) -> None:
+    from harness.session import run_session
+
+    with cli_guard():
+        run_conf: RunConf = to_object(cfg, RunConf)
+        run_session(run_conf, cfg, HydraConfig.get().runtime.output_dir)
+
+
+def main() -> None:
+    with cli_guard():
+        check_overrides("config")
+    _app()
+
+
+if __name__ == "__main__":
+    main()

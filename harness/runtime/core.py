@@ -1,0 +1,236 @@
+"""The runtime loop shared by every device: jobs, queues, decisions and records.
+
+The core is clock-agnostic. A driver (simulated or wall clock) tells it what happened —
+:meth:`Runtime.arrive` and :meth:`Runtime.complete` — and gets back the subgraphs to start
+now (:class:`Start`). Between the two, the core:
+
+1. keeps the global queue of waiting jobs (front first) and, per processor, the running
+   subgraph and a local FIFO of assigned ones;
+2. asks the policy for a :class:`~harness.runtime.api.Decision` on an immutable
+   :class:`~harness.runtime.api.SchedulerView` after every event;
+3. moves a job past a finished subgraph and re-enqueues it (front or back, per the policy)
+   until its plan's last unit is done;
+4. records one row per executed subgraph and one per request.
+
+Invariants it enforces: one subgraph at a time per processor; a subgraph starts at the job's
+next unit (so after its predecessors); a job is never assigned twice at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from harness.plan import ModelPlan, Processor, Subgraph
+from harness.runtime.api import (
+    Completion,
+    Decision,
+    JobView,
+    Policy,
+    ProcessorView,
+    Request,
+    SchedulerView,
+    SensorSample,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Start ``subgraph`` of job ``job_id`` now (its processor is idle)."""
+
+    job_id: int
+    request: Request
+    subgraph: Subgraph
+
+
+@dataclass(slots=True)
+class _Job:
+    job_id: int
+    request: Request
+    next_unit: int = 0
+    enqueue_ns: int = 0
+    executed: int = 0
+    first_start_ns: int = -1
+    processors: list[str] = field(default_factory=list)
+
+    def view(self) -> JobView:
+        return JobView(self.job_id, self.request, self.next_unit, self.enqueue_ns, self.executed)
+
+
+@dataclass(slots=True)
+class _Lane:
+    """One processor: what runs on it and what waits for it."""
+
+    processor: Processor
+    running: tuple[_Job, Subgraph, int] | None = None
+    waiting: deque[tuple[_Job, Subgraph]] = field(default_factory=deque)
+
+
+class Runtime:
+    """Jobs, queues and the policy, between a driver and a device."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        plans: Mapping[str, ModelPlan],
+        processors: tuple[Processor, ...],
+        expected_ns: Mapping[tuple[str, int], int],
+        record_request: Callable[[Request, str, _JobRecord], None],
+        record_subgraph: Callable[[Completion], None],
+        sensors: Callable[[int], Mapping[str, SensorSample]] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.plans = plans
+        self._expected = expected_ns
+        self._record_request = record_request
+        self._record_subgraph = record_subgraph
+        self._sensors = sensors
+        self._lanes = {p.name: _Lane(p) for p in processors}
+        self._queue: deque[_Job] = deque()
+        self._jobs: dict[int, _Job] = {}
+        self._next_job = 0
+        #: requests that ended (finished or dropped) since the driver last asked
+        self.ended: list[Request] = []
+
+    # -- events ------------------------------------------------------------------------------
+
+    def arrive(self, request: Request, now_ns: int) -> list[Start]:
+        if request.model not in self.plans:
+            raise KeyError(f"no plan for model {request.model!r}")
+        job = _Job(self._next_job, request, enqueue_ns=now_ns)
+        self._next_job += 1
+        self._jobs[job.job_id] = job
+        self._queue.append(job)
+        return self._decide(now_ns)
+
+    def complete(self, done: Completion, now_ns: int) -> list[Start]:
+        lane = self._lanes[done.subgraph.processor]
+        assert lane.running is not None and lane.running[0].job_id == done.job_id, (
+            f"completion of job {done.job_id} on idle or other-job processor {lane.processor}"
+        )
+        job, subgraph, _ = lane.running
+        lane.running = None
+        self._record_subgraph(done)
+        self.policy.observe(done)
+        self._advance(job, subgraph, done, now_ns)
+        starts = self._start_waiting(lane, now_ns)
+        return starts + self._decide(now_ns)
+
+    def finish(self) -> None:
+        """The run ended: record every job still in the system as unfinished."""
+        for job in list(self._jobs.values()):
+            self._end(job, "unfinished", -1)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _advance(self, job: _Job, subgraph: Subgraph, done: Completion, now_ns: int) -> None:
+        if not done.ok:
+            self._end(job, "failed", done.end_ns)
+            return
+        job.next_unit = subgraph.last_unit + 1
+        job.executed += 1
+        if job.next_unit >= self.plans[job.request.model].num_units:
+            self._end(job, "ok", done.end_ns)
+            return
+        job.enqueue_ns = now_ns
+        if self.policy.reinsert_front:
+            self._queue.appendleft(job)
+        else:
+            self._queue.append(job)
+
+    def _end(self, job: _Job, status: str, end_ns: int) -> None:
+        del self._jobs[job.job_id]
+        self._record_request(job.request, status, _JobRecord(job, end_ns))
+        self.ended.append(job.request)
+
+    def _decide(self, now_ns: int) -> list[Start]:
+        if not self._queue:
+            return []
+        decision = self.policy.schedule(self._view(now_ns))
+        self._apply_drops(decision)
+        starts: list[Start] = []
+        for assignment in decision.assignments:
+            starts.extend(self._assign(assignment.job_id, assignment.subgraph, now_ns))
+        return starts
+
+    def _apply_drops(self, decision: Decision) -> None:
+        for job_id in decision.drops:
+            job = self._take(job_id)
+            self._end(job, "dropped", -1)
+
+    def _assign(self, job_id: int, subgraph: Subgraph, now_ns: int) -> list[Start]:
+        job = self._take(job_id)
+        assert subgraph.model == job.request.model, "subgraph of another model"
+        assert subgraph.first_unit == job.next_unit, (
+            f"job {job_id} is at unit {job.next_unit}, subgraph starts at {subgraph.first_unit}"
+        )
+        lane = self._lanes[subgraph.processor]
+        lane.waiting.append((job, subgraph))
+        return self._start_waiting(lane, now_ns)
+
+    def _take(self, job_id: int) -> _Job:
+        for job in self._queue:
+            if job.job_id == job_id:
+                self._queue.remove(job)
+                return job
+        raise AssertionError(f"policy chose job {job_id}, which is not waiting in the queue")
+
+    def _start_waiting(self, lane: _Lane, now_ns: int) -> list[Start]:
+        if lane.running is not None or not lane.waiting:
+            return []
+        job, subgraph = lane.waiting.popleft()
+        lane.running = (job, subgraph, now_ns)
+        if job.first_start_ns < 0:
+            job.first_start_ns = now_ns
+        if subgraph.processor not in job.processors:
+            job.processors.append(subgraph.processor)
+        return [Start(job.job_id, job.request, subgraph)]
+
+    def _view(self, now_ns: int) -> SchedulerView:
+        states = self._sensors(now_ns) if self._sensors is not None else {}
+        processors = tuple(self._lane_view(lane, now_ns, states) for lane in self._lanes.values())
+        queue = tuple(job.view() for job in self._queue)
+        return SchedulerView(now_ns, queue, processors, self.plans)
+
+    def _lane_view(
+        self, lane: _Lane, now_ns: int, states: Mapping[str, SensorSample]
+    ) -> ProcessorView:
+        available = now_ns
+        if lane.running is not None:
+            job, sg, started = lane.running
+            available = max(now_ns, started + self._expected_of(sg))
+        available += sum(self._expected_of(sg) for _, sg in lane.waiting)
+        idle = lane.running is None and not lane.waiting
+        name = lane.processor.name
+        return ProcessorView(lane.processor, idle, available, len(lane.waiting), states.get(name))
+
+    def _expected_of(self, subgraph: Subgraph) -> int:
+        return self._expected.get((subgraph.model, subgraph.index), 0)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._jobs)
+
+
+@dataclass(frozen=True, slots=True)
+class _JobRecord:
+    """What the request row needs of a job."""
+
+    job: _Job
+    end_ns: int
+
+    @property
+    def start_ns(self) -> int:
+        return self.job.first_start_ns
+
+    @property
+    def processors(self) -> str:
+        return ",".join(self.job.processors)
+
+    @property
+    def n_subgraphs(self) -> int:
+        return self.job.executed
+
+
+JobRecord = _JobRecord

@@ -1,0 +1,95 @@
+"""The simulated clock: drive a runtime and a twin device inside one SimPy environment.
+
+SimPy time is integer nanoseconds. Arrivals are a SimPy process; completions come from the
+twin's own processes through ``on_done``; a sampler process refreshes the Processor Monitor
+every ``sample_interval_ns``. After ``end_ns`` no request is issued; the run goes on until
+every job ended or ``drain_ns`` more passed, then still-running jobs are recorded unfinished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+import simpy
+
+from adms.monitor import ProcessorMonitor
+from devices.base import Device
+from harness.runtime.api import Completion
+from harness.runtime.core import Runtime, Start
+from harness.traffic import Traffic
+
+
+class SimDriver:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        device: Device,
+        runtime: Runtime,
+        traffic: Traffic,
+        monitor: ProcessorMonitor,
+        sample_interval_ns: int,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.env = env
+        self.device = device
+        self.runtime = runtime
+        self.traffic = traffic
+        self.monitor = monitor
+        self.sample_interval_ns = sample_interval_ns
+        self._progress = progress
+        self._idle = env.event()
+
+    def run(self, drain_ns: int) -> int:
+        """Run to the end of traffic plus drain; returns the simulated end time (ns)."""
+        end_ns = self.traffic.window.end_ns
+        self.env.process(self._arrivals())
+        self.env.process(self._sampler(end_ns + drain_ns))
+        self.env.run(until=end_ns)
+        if self.runtime.busy:
+            self.env.run(until=simpy.AnyOf(self.env, [self._idle, self.env.timeout(drain_ns)]))
+        self.runtime.finish()
+        return int(self.env.now)
+
+    # -- processes ---------------------------------------------------------------------------
+
+    def _arrivals(self) -> Generator[Any, Any, None]:
+        while (t := self.traffic.next_arrival_ns()) is not None:
+            yield self.env.timeout(max(0, t - int(self.env.now)))
+            now = int(self.env.now)
+            for request in self.traffic.pop_due(now):
+                self._dispatch(self.runtime.arrive(request, now))
+            self._feed_traffic()
+
+    def _sampler(self, until_ns: int) -> Generator[Any, Any, None]:
+        while self.env.now < until_ns:
+            now = int(self.env.now)
+            self.monitor.refresh(now)
+            if self._progress is not None:
+                self._progress(now)
+            yield self.env.timeout(self.sample_interval_ns)
+
+    # -- callbacks ---------------------------------------------------------------------------
+
+    def _on_done(self, done: Completion) -> None:
+        now = int(self.env.now)
+        self._dispatch(self.runtime.complete(done, now))
+        self._feed_traffic()
+        if not self.runtime.busy and now >= self.traffic.window.end_ns and not self._idle.triggered:
+            self._idle.succeed()
+
+    def _dispatch(self, starts: list[Start]) -> None:
+        now = int(self.env.now)
+        for s in starts:
+            self.device.start(s.job_id, s.request, s.subgraph, now, self._on_done)
+
+    def _feed_traffic(self) -> None:
+        """Closed-loop clients issue their next request when one of theirs ended."""
+        now = int(self.env.now)
+        while self.runtime.ended:
+            ended = self.runtime.ended[:]
+            self.runtime.ended.clear()
+            for request in ended:
+                self.traffic.on_done(request, now)
+            for request in self.traffic.pop_due(now):
+                self._dispatch(self.runtime.arrive(request, now))

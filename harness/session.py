@@ -1,0 +1,162 @@
+"""A run session: the composed config in, a results folder out.
+
+It prints what will run and which kind of device produces the numbers, runs each baseline
+(:mod:`harness.experiment`) with a progress bar, records everything as it goes, writes the
+manifest, then derives metrics, prints the comparison table beside the paper's figures,
+and writes ``summary.csv``, plots and a Chrome trace.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from harness.config import DeviceBackend, RunConf
+from harness.experiment import load_models, run_baseline
+from harness.results import RunRecorder, load_run
+from harness.runtime.api import NS_PER_S
+
+#: what produced a number, in words a reader cannot miss
+KIND_WORDS = {
+    DeviceBackend.twin: "TWIN: a calibrated simulation of the phone, not a measurement",
+    DeviceBackend.host: "HOST: measured for real with LiteRT on this machine's CPU cores",
+    DeviceBackend.adb: "PHONE: measured on a real phone over adb",
+}
+
+PACKAGES = ("ai-edge-litert", "numpy", "simpy", "hydra-core", "pandas", "adbutils")
+
+
+def run_session(cfg: RunConf, raw: DictConfig, output_dir: str) -> Path:
+    console = Console()
+    folder = Path(output_dir)
+    console.print(f"[bold]{KIND_WORDS[cfg.device.backend]}[/bold]")
+    console.print(_plan_line(cfg))
+    if cfg.dry_run:
+        console.print(OmegaConf.to_yaml(raw))
+        console.print("dry run: nothing was measured")
+        return folder
+    models = load_models(cfg)
+    recorder = RunRecorder(folder)
+    facts: dict[str, Any] = {}
+    try:
+        _write_manifest(recorder, cfg, raw, facts, status="running")
+        facts = _run_all(cfg, models, recorder, folder)
+    finally:
+        recorder.close()
+        _write_manifest(recorder, cfg, raw, facts, status="finished" if facts else "interrupted")
+    _report(cfg, folder, console)
+    return folder
+
+
+def _plan_line(cfg: RunConf) -> str:
+    sc = cfg.scenario
+    return (
+        f"device={cfg.device.name} ({cfg.device.backend.value}) scenario={sc.name} "
+        f"models={','.join(sc.models)} arrival={sc.arrival.value} duration={sc.duration_s}s "
+        f"warmup={sc.warmup_s}s baselines={','.join(cfg.run)} seed={cfg.seed.base}"
+    )
+
+
+def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    total_ns = int((cfg.scenario.warmup_s + cfg.scenario.duration_s) * NS_PER_S)
+    with _progress() as start_task:
+        for name in cfg.run:
+            tick = start_task(name, total_ns)
+            facts[name] = run_baseline(cfg, name, models, recorder, tick, folder / "cache")
+    return facts
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[t]}"),
+               TimeElapsedColumn())
+    with Progress(*columns, transient=False) as progress:
+
+        def start_task(name: str, total_ns: int) -> Callable[[int], None]:
+            task = progress.add_task(f"{name:>7}", total=total_ns, t="")
+
+            def tick(now_ns: int) -> None:
+                progress.update(task, completed=min(now_ns, total_ns), t=f"{now_ns / 1e9:6.1f} s")
+
+            return tick
+
+        yield start_task
+
+
+def _report(cfg: RunConf, folder: Path, console: Console) -> None:
+    from harness import plots, report, trace
+
+    data = load_run(folder)
+    report.print_comparison(data, console=console)
+    report.summary_csv(data, folder / "summary.csv")
+    trace.write_trace(data, folder / "timeline.trace.json")
+    if cfg.plots:
+        for path in plots.plot_all(data, folder):
+            console.print(f"plot: {path}")
+    console.print(f"results: {folder}")
+
+
+# -- manifest -----------------------------------------------------------------------------
+
+
+def _write_manifest(
+    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, facts: dict[str, Any], status: str
+) -> None:
+    recorder.write_manifest({
+        "status": status,
+        "device": cfg.device.name,
+        "device_kind": cfg.device.backend.value,
+        "kind_words": KIND_WORDS[cfg.device.backend],
+        "scenario": cfg.scenario.name,
+        "baselines": list(cfg.run),
+        "seed": cfg.seed.base,
+        "config": OmegaConf.to_container(raw, resolve=True),
+        "versions": _versions(),
+        "git_commit": _git_commit(),
+        "machine": {"python": platform.python_version(), "system": platform.system(),
+                    "machine": platform.machine(), "processor": platform.processor()},
+        "runs": _jsonable(facts),
+    })
+
+
+def _versions() -> dict[str, str]:
+    versions = {}
+    for pkg in PACKAGES:
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = "absent"
+    return versions
+
+
+def _git_commit() -> str:
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=5, check=False)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def _jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return _jsonable(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "value") and hasattr(value, "name"):
+        return value.value
+    return value

@@ -28,7 +28,11 @@ class DeviceBackend(Enum):
 
 
 class Arrival(Enum):
-    #: closed loop: each model's stream issues its next request when the previous one ends
+    #: closed loop over frames: ``frames_in_flight`` frames (one request per model each) are
+    #: outstanding; a new frame is issued when every request of a frame has ended
+    frames = "frames"
+    #: closed loop per model: each model's stream issues its next request when its previous
+    #: one ends (flatters small models: count complete frames, not per-model rates)
     stream = "stream"
     #: a new frame (one request per model) every 1/fps seconds
     periodic = "periodic"
@@ -127,7 +131,7 @@ class ScenarioConf:
     description: str = ""
     # zoo model names issued per frame
     models: list[str] = MISSING
-    arrival: Arrival = Arrival.stream
+    arrival: Arrival = Arrival.frames
     # frame rate for periodic / poisson arrival (frames per second)
     fps: float = 30.0
     # measured duration, seconds (after warm-up)
@@ -138,6 +142,8 @@ class ScenarioConf:
     slo_multiplier: float = 0.0
     # closed-loop streams per model (stream arrival)
     streams_per_model: int = 1
+    # frames outstanding at once (frames arrival); 2 = a double-buffered camera pipeline
+    frames_in_flight: int = 2
 
 
 # -- baselines ------------------------------------------------------------------------------

@@ -2,6 +2,10 @@
 
 Traffic is separate from the system under test: it only says when each request arrives.
 
+* ``frames`` (closed loop over video frames): ``frames_in_flight`` frames are outstanding;
+  each frame is one request per model, all arriving together; when every request of a frame
+  has ended (finished or dropped), the next frame is issued at once. This is an app feeding
+  camera frames as fast as the device takes them.
 * ``stream`` (closed loop): each model has ``streams_per_model`` clients; a client issues its
   next request the moment its previous one ends (or is dropped). Request *k* of every client
   carries ``frame_id = k``, so frame *k* is complete when every model's *k*-th request is.
@@ -54,6 +58,8 @@ class Traffic:
         self._heap: list[tuple[int, int, Request]] = []
         self._frame_of_stream: dict[int, int] = {}
         self._model_of_stream: dict[int, str] = {}
+        self._open_frames: dict[int, int] = {}
+        self._next_frame = 0
         self._seed_arrivals()
 
     # -- the driver's interface ------------------------------------------------------------
@@ -74,12 +80,20 @@ class Traffic:
         """A request ended (finished or dropped): a closed-loop client issues its next one."""
         if self.scenario.arrival is Arrival.stream:
             self._issue_stream(request.stream, now_ns)
+        elif self.scenario.arrival is Arrival.frames:
+            self._open_frames[request.frame_id] -= 1
+            if self._open_frames[request.frame_id] == 0:
+                del self._open_frames[request.frame_id]
+                self._issue_frame(now_ns)
 
     # -- arrivals ----------------------------------------------------------------------------
 
     def _seed_arrivals(self) -> None:
         arrival = self.scenario.arrival
-        if arrival is Arrival.stream:
+        if arrival is Arrival.frames:
+            for _ in range(self.scenario.frames_in_flight):
+                self._issue_frame(0)
+        elif arrival is Arrival.stream:
             self._seed_streams()
         elif arrival is Arrival.periodic:
             self._push_frame(0, 0)
@@ -102,6 +116,14 @@ class Traffic:
         self._frame_of_stream[stream] += 1
         model = self._model_of_stream[stream]
         self._push(model, self._frame_of_stream[stream], now_ns, stream)
+
+    def _issue_frame(self, now_ns: int) -> None:
+        if now_ns >= self.window.end_ns:
+            return
+        frame = self._next_frame
+        self._next_frame += 1
+        self._open_frames[frame] = len(self.scenario.models)
+        self._push_frame(frame, now_ns)
 
     def _refill(self, issued: Request) -> None:
         """After an open-loop arrival, schedule the next one of its kind."""

@@ -1,8 +1,9 @@
 """The runtime loop shared by every device: jobs, queues, decisions and records.
 
 The core is clock-agnostic. A driver (simulated or wall clock) tells it what happened —
-:meth:`Runtime.arrive` and :meth:`Runtime.complete` — and gets back the subgraphs to start
-now (:class:`Start`). Between the two, the core:
+:meth:`Runtime.arrive` and :meth:`Runtime.complete` — then, once every event of the same
+instant is in (a completion and the closed-loop request it releases arrive together), calls
+:meth:`Runtime.decide` and gets back the subgraphs to start now (:class:`Start`). The core:
 
 1. keeps the global queue of waiting jobs (front first) and, per processor, the running
    subgraph and a local FIFO of assigned ones;
@@ -95,16 +96,18 @@ class Runtime:
 
     # -- events ------------------------------------------------------------------------------
 
-    def arrive(self, request: Request, now_ns: int) -> list[Start]:
+    def arrive(self, request: Request, now_ns: int) -> None:
+        """A request arrived: its job joins the back of the queue."""
         if request.model not in self.plans:
             raise KeyError(f"no plan for model {request.model!r}")
         job = _Job(self._next_job, request, enqueue_ns=now_ns)
         self._next_job += 1
         self._jobs[job.job_id] = job
         self._queue.append(job)
-        return self._decide(now_ns)
 
     def complete(self, done: Completion, now_ns: int) -> list[Start]:
+        """A subgraph ended: record it, move its job on, start the processor's next local
+        subgraph if one waits."""
         lane = self._lanes[done.subgraph.processor]
         assert lane.running is not None and lane.running[0].job_id == done.job_id, (
             f"completion of job {done.job_id} on idle or other-job processor {lane.processor}"
@@ -114,8 +117,7 @@ class Runtime:
         self._record_subgraph(done)
         self.policy.observe(done)
         self._advance(job, subgraph, done, now_ns)
-        starts = self._start_waiting(lane, now_ns)
-        return starts + self._decide(now_ns)
+        return self._start_waiting(lane, now_ns)
 
     def finish(self) -> None:
         """The run ended: record every job still in the system as unfinished."""
@@ -144,7 +146,8 @@ class Runtime:
         self._record_request(job.request, status, _JobRecord(job, end_ns))
         self.ended.append(job.request)
 
-    def _decide(self, now_ns: int) -> list[Start]:
+    def decide(self, now_ns: int) -> list[Start]:
+        """Ask the policy what to run; returns the subgraphs that start now."""
         if not self._queue:
             return []
         decision = self.policy.schedule(self._view(now_ns))

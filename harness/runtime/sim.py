@@ -58,8 +58,8 @@ class SimDriver:
             yield self.env.timeout(max(0, t - int(self.env.now)))
             now = int(self.env.now)
             for request in self.traffic.pop_due(now):
-                self._dispatch(self.runtime.arrive(request, now))
-            self._feed_traffic()
+                self.runtime.arrive(request, now)
+            self._settle(now)
 
     def _sampler(self, until_ns: int) -> Generator[Any, Any, None]:
         while self.env.now < until_ns:
@@ -74,7 +74,7 @@ class SimDriver:
     def _on_done(self, done: Completion) -> None:
         now = int(self.env.now)
         self._dispatch(self.runtime.complete(done, now))
-        self._feed_traffic()
+        self._settle(now)
         if not self.runtime.busy and now >= self.traffic.window.end_ns and not self._idle.triggered:
             self._idle.succeed()
 
@@ -83,13 +83,19 @@ class SimDriver:
         for s in starts:
             self.device.start(s.job_id, s.request, s.subgraph, now, self._on_done)
 
-    def _feed_traffic(self) -> None:
-        """Closed-loop clients issue their next request when one of theirs ended."""
-        now = int(self.env.now)
-        while self.runtime.ended:
-            ended = self.runtime.ended[:]
-            self.runtime.ended.clear()
-            for request in ended:
-                self.traffic.on_done(request, now)
-            for request in self.traffic.pop_due(now):
-                self._dispatch(self.runtime.arrive(request, now))
+    def _settle(self, now: int) -> None:
+        """Let every event of this instant in, then decide until nothing changes: closed-loop
+        clients issue their next request when one of theirs ended (or was dropped)."""
+        while True:
+            self._release(now)
+            self._dispatch(self.runtime.decide(now))
+            if not self.runtime.ended:
+                return
+
+    def _release(self, now: int) -> None:
+        ended = self.runtime.ended[:]
+        self.runtime.ended.clear()
+        for request in ended:
+            self.traffic.on_done(request, now)
+        for request in self.traffic.pop_due(now):
+            self.runtime.arrive(request, now)

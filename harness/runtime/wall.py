@@ -53,8 +53,11 @@ class WallDriver:
         return self.clock()
 
     def _tick(self, now: int) -> None:
-        for request in self.traffic.pop_due(now):
-            self._dispatch(self.runtime.arrive(request, now))
+        due = self.traffic.pop_due(now)
+        for request in due:
+            self.runtime.arrive(request, now)
+        if due:
+            self._settle(now)
         if now >= self._next_sample_ns:
             self.monitor.refresh(now)
             self._next_sample_ns = now + self.sample_interval_ns
@@ -72,20 +75,27 @@ class WallDriver:
             done = self._events.get(timeout=timeout_s)
         except queue.Empty:
             return
-        self._dispatch(self.runtime.complete(done, self.clock()))
-        self._feed_traffic()
+        now = self.clock()
+        self._dispatch(self.runtime.complete(done, now))
+        self._settle(now)
 
     def _dispatch(self, starts: list[Start]) -> None:
         now = self.clock()
         for s in starts:
             self.device.start(s.job_id, s.request, s.subgraph, now, self._events.put)
 
-    def _feed_traffic(self) -> None:
-        now = self.clock()
-        while self.runtime.ended:
-            ended = self.runtime.ended[:]
-            self.runtime.ended.clear()
-            for request in ended:
-                self.traffic.on_done(request, now)
-            for request in self.traffic.pop_due(now):
-                self._dispatch(self.runtime.arrive(request, now))
+    def _settle(self, now: int) -> None:
+        """Release closed-loop successors of ended requests, then decide, until stable."""
+        while True:
+            self._release(now)
+            self._dispatch(self.runtime.decide(now))
+            if not self.runtime.ended:
+                return
+
+    def _release(self, now: int) -> None:
+        ended = self.runtime.ended[:]
+        self.runtime.ended.clear()
+        for request in ended:
+            self.traffic.on_done(request, now)
+        for request in self.traffic.pop_due(now):
+            self.runtime.arrive(request, now)

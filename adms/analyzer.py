@@ -149,16 +149,27 @@ def window_ignored(
     return frozenset(i for run in short for i in run)
 
 
+#: a window for every processor, or one per processor name (missing names: 1)
+Window = int | Mapping[str, int]
+
+
+def window_of(window_size: Window, processor: str) -> int:
+    """The window that applies to ``processor``."""
+    if isinstance(window_size, int):
+        return window_size
+    return int(window_size.get(processor, 1))
+
+
 def support_masks(
     graph: ModelGraph,
     processors: Sequence[Processor],
     unsupported: Mapping[str, frozenset[int]],
-    window_size: int,
+    window_size: Window,
 ) -> list[frozenset[str]]:
     """For each op, the processors that may run it after the window rule (Band's
     ``op_support_table``)."""
-    cut = {p.name: unsupported[p.name] | window_ignored(graph, p, unsupported[p.name],
-                                                        window_size) for p in processors}
+    cut = {p.name: unsupported[p.name] | window_ignored(
+        graph, p, unsupported[p.name], window_of(window_size, p.name)) for p in processors}
     masks = [frozenset(p.name for p in processors if i not in cut[p.name])
              for i in range(graph.num_ops)]
     if (orphan := next((i for i, m in enumerate(masks) if not m), None)) is not None:
@@ -219,9 +230,11 @@ def merged_ranges(supported: Sequence[bool], reach: Sequence[int]) -> list[tuple
 
 
 def _check_inputs(
-    processors: Sequence[Processor], unsupported: Mapping[str, frozenset[int]], window_size: int
+    processors: Sequence[Processor], unsupported: Mapping[str, frozenset[int]],
+    window_size: Window,
 ) -> None:
-    if not isinstance(window_size, int) or window_size < 1:
+    sizes = [window_size] if not isinstance(window_size, Mapping) else list(window_size.values())
+    if not sizes or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in sizes):
         raise UserError(f"window_size must be an integer >= 1, got {window_size!r}")
     names = [p.name for p in processors]
     if not names or len(set(names)) != len(names):
@@ -234,10 +247,14 @@ def analyze(
     graph: ModelGraph,
     processors: Sequence[Processor],
     unsupported: Mapping[str, frozenset[int]],
-    window_size: int = 1,
+    window_size: Window = 1,
     merge: bool = True,
 ) -> ModelPlan:
-    """Units, unit subgraphs and (with ``merge``) merged subgraphs of ``graph``."""
+    """Units, unit subgraphs and (with ``merge``) merged subgraphs of ``graph``.
+
+    ``window_size`` is one window for every processor, or a window per processor name (the
+    paper tunes it per model-processor pair); the plan's ``window_size`` is then the largest
+    of them and ``meta["windows"]`` holds them all."""
     _check_inputs(processors, unsupported, window_size)
     masks = support_masks(graph, processors, unsupported, window_size)
     units = unit_subgraphs(graph, masks)
@@ -245,10 +262,12 @@ def analyze(
     ranges = [(u, u, p.name) for u, s in enumerate(support) for p in processors if p.name in s]
     if merge:
         ranges += _merged(graph, processors, units, support)
-    meta = {"analyzer": "model_analyzer", "window_size": window_size, "merge": merge,
-            "preparation": "merge_unit_subgraph" if merge else "unit_subgraph"}
+    windows = {p.name: window_of(window_size, p.name) for p in processors}
+    meta = {"analyzer": "model_analyzer", "window_size": window_size, "windows": windows,
+            "merge": merge, "preparation": "merge_unit_subgraph" if merge else "unit_subgraph"}
+    largest = window_size if isinstance(window_size, int) else max(windows.values())
     return ModelPlan(graph.name, tuple(units), support, _subgraphs(graph.name, units, ranges),
-                     window_size, meta)
+                     largest, meta)
 
 
 def _merged(

@@ -48,7 +48,9 @@ class AdmsPolicy:
         self.conf = conf
         self.name = conf.name
         windows = [conf.window_size] if conf.window_size > 0 else list(conf.window_candidates)
-        self.tuner = WindowTuner(windows, profile_fn, device_name, cache_dir)
+        self.tuner = WindowTuner(windows, profile_fn, device_name, cache_dir,
+                                 tie_tolerance=conf.window_tie_tolerance,
+                                 per_processor=conf.window_per_processor)
         self.estimator = LatencyEstimator(EMA_ALPHA)
         self.scheduler = AdmsScheduler(conf, self.estimator, conf.implicit_slo_factor)
         #: the tuner's choice per model (for reports)
@@ -76,5 +78,8 @@ class AdmsPolicy:
     def observe(self, completion: Completion) -> None:
         if completion.ok:
             sg = completion.subgraph
-            self.estimator.update((sg.model, sg.index), completion.latency_ns)
-            self.scheduler.forget(sg.model)
+            key = (sg.model, sg.index)
+            before = self.estimator.expected(key)
+            self.estimator.update(key, completion.latency_ns)
+            if abs(self.estimator.expected(key) - before) > self.conf.estimate_refresh * before:
+                self.scheduler.forget(sg.model)

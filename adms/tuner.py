@@ -1,22 +1,30 @@
-"""The window-size tuner (paper Section 3.2): pick, per model and device, the analyzer's
-*window size* — the fewest ops a subgraph may have on a non-CPU processor.
+"""The window-size tuner (paper Section 3.2): pick, per model and processor, the analyzer's
+*window size* — the fewest ops a subgraph may have on that (non-CPU) processor.
 
 A small window keeps every run of supported ops on its accelerator but fragments the model
 into many subgraphs (thousands for DeepLabV3 at window 1, paper Table III); a large window
 collapses the plan towards one subgraph and pushes short runs back to the CPU. The paper
-measures the trade-off (Figure 6) and stores the best setting per model-processor pair.
+measures the trade-off (Figure 6) and stores the best setting "for each model-processor
+combination".
 
-For each candidate window the tuner analyses the model (:func:`adms.analyzer.analyze`,
-``merge=True``) and estimates its single-run latency on the device: the fastest chain of
-subgraphs through the plan with every processor free, each subgraph costing
-``profile_fn(plan, subgraph)`` ns. The lowest latency wins; ties go to the larger window,
-then to the plan with fewer subgraphs. ``tie_tolerance`` widens "tie" to latencies within
-that fraction of the best.
+**Per processor** (the default, ``per_processor=True``): for each non-CPU processor *p* and
+each candidate window, the tuner analyses the model on *p* with the CPU as its fallback
+(:func:`adms.analyzer.analyze` over ``[cpu, p]``, ``merge=True``) and estimates its
+single-run latency: the fastest chain of subgraphs, each costing ``profile_fn(plan,
+subgraph)`` ns. Each processor gets its own best window; the final plan is analysed over all
+processors with those windows. Tuning each processor alone matters: on a whole device the
+fastest processor (often the GPU) would win every single-run estimate, hiding what a window
+does to the others, which in a multi-model run are the ones left free.
 
-A single candidate (a fixed window) is used as it is, without profiling or caching.
-Choices are cached in ``<cache_dir>/adms_windows.json`` under ``device/model/graph sha256``
-(with the candidate list, so a changed list is tuned again); ``cache_dir=None`` disables the
-cache. The file is replaced atomically; an unreadable file is ignored and rewritten.
+**Per model** (``per_processor=False``): one window for every processor, chosen on the whole
+device's single-run estimate.
+
+The lowest latency wins; within ``tie_tolerance`` (a fraction) of it, the larger window, then
+the plan with fewer subgraphs. A single candidate (a fixed window) is used as it is, without
+profiling or caching. Choices are cached in ``<cache_dir>/adms_windows.json`` under
+``device/model/graph sha256`` (with the candidate list and mode, so a change is tuned again);
+``cache_dir=None`` disables the cache. The file is replaced atomically; an unreadable file is
+ignored and rewritten.
 """
 
 from __future__ import annotations
@@ -33,10 +41,10 @@ from typing import Any
 from adms.scheduler import remaining_latency
 from harness.errors import UserError
 from harness.graph import ModelGraph
-from harness.plan import ModelPlan, Processor, Subgraph
+from harness.plan import ModelPlan, Processor, ProcessorKind, Subgraph
 
-#: version of the cache file layout
-CACHE_SCHEMA = 1
+#: version of the cache file layout (2: a window per processor)
+CACHE_SCHEMA = 2
 CACHE_FILE = "adms_windows.json"
 
 ProfileFn = Callable[[ModelPlan, Subgraph], int]
@@ -49,17 +57,29 @@ class Trial:
     window_size: int
     latency_ns: int
     subgraphs: int
+    #: the processor tuned (empty when one window serves every processor)
+    processor: str = ""
 
 
 @dataclass(frozen=True)
 class Tuned:
     """The tuner's choice for one model on one device."""
 
+    #: the plan's window (the largest of ``windows``)
     window_size: int
     plan: ModelPlan
     #: every candidate tried (empty when the choice came from the cache)
     trials: tuple[Trial, ...]
     from_cache: bool
+
+    @property
+    def windows(self) -> Mapping[str, int]:
+        """Processor -> window (the plan's analyzer setting)."""
+        return dict(self.plan.meta.get("windows", {}))  # type: ignore[call-overload]
+
+
+#: what the tuner chooses: one window, or one per processor name
+Choice = int | dict[str, int]
 
 
 def graph_digest(graph: ModelGraph) -> str:
@@ -83,7 +103,7 @@ def best_trial(trials: Sequence[Trial], tie_tolerance: float = 0.0) -> Trial:
 
 
 class WindowTuner:
-    """Chooses a window size per model (``candidates``), analysing with :mod:`adms.analyzer`."""
+    """Chooses window sizes per model (``candidates``), analysing with :mod:`adms.analyzer`."""
 
     def __init__(
         self,
@@ -92,6 +112,7 @@ class WindowTuner:
         device_name: str,
         cache_dir: Path | None = None,
         tie_tolerance: float = 0.0,
+        per_processor: bool = True,
     ) -> None:
         if not candidates or min(candidates) < 1:
             raise UserError(f"adms window candidates must be >= 1 and not empty, got "
@@ -100,6 +121,7 @@ class WindowTuner:
         self.profile_fn, self.device_name = profile_fn, device_name
         self.cache_path = None if cache_dir is None else Path(cache_dir) / CACHE_FILE
         self.tie_tolerance = tie_tolerance
+        self.per_processor = per_processor
 
     def _key(self, graph: ModelGraph) -> str:
         return f"{self.device_name}/{graph.name}/{graph_digest(graph)}"
@@ -108,23 +130,49 @@ class WindowTuner:
         self, graph: ModelGraph, processors: Sequence[Processor],
         unsupported: Mapping[str, frozenset[int]],
     ) -> Tuned:
-        from adms.analyzer import analyze
-
-        def build(ws: int) -> ModelPlan:
-            plan: ModelPlan = analyze(graph, processors, unsupported, window_size=ws, merge=True)
-            return plan
+        def build(choice: Choice) -> ModelPlan:
+            return _analyze(graph, processors, unsupported, choice)
 
         if len(self.candidates) == 1:  # a fixed window: nothing to compare, nothing to cache
-            return Tuned(self.candidates[0], build(self.candidates[0]), (), False)
-        cached = self._cached(graph)
+            plan = build(self.candidates[0])
+            return Tuned(plan.window_size, plan, (), False)
+        cached = self._cached(graph, processors)
         if cached is not None:
-            return Tuned(cached, build(cached), (), True)
-        plans = {ws: build(ws) for ws in self.candidates}
-        trials = tuple(Trial(ws, single_run_latency(p, self.profile_fn), len(p.subgraphs))
-                       for ws, p in plans.items())
-        best = best_trial(trials, self.tie_tolerance)
-        self._store(graph, best, trials)
-        return Tuned(best.window_size, plans[best.window_size], trials, False)
+            plan = build(cached)
+            return Tuned(plan.window_size, plan, (), True)
+        choice, trials, plan_or_none = self._search(graph, processors, unsupported)
+        plan = plan_or_none or build(choice)
+        self._store(graph, choice, trials)
+        return Tuned(plan.window_size, plan, trials, False)
+
+    def _search(
+        self, graph: ModelGraph, processors: Sequence[Processor],
+        unsupported: Mapping[str, frozenset[int]],
+    ) -> tuple[Choice, tuple[Trial, ...], ModelPlan | None]:
+        """The choice, every trial, and the chosen plan when a trial already built it."""
+        cpu = next((p for p in processors if p.kind is ProcessorKind.CPU), None)
+        if not self.per_processor or cpu is None:
+            trials, plans = self._trials(graph, processors, unsupported, "")
+            best = best_trial(trials, self.tie_tolerance).window_size
+            return best, trials, plans[best]
+        windows: dict[str, int] = {cpu.name: 1}
+        every: list[Trial] = []
+        for proc in processors:
+            if proc.kind is ProcessorKind.CPU:
+                continue
+            trials, _ = self._trials(graph, (cpu, proc), unsupported, proc.name)
+            windows[proc.name] = best_trial(trials, self.tie_tolerance).window_size
+            every.extend(trials)
+        return windows, tuple(every), None
+
+    def _trials(
+        self, graph: ModelGraph, processors: Sequence[Processor],
+        unsupported: Mapping[str, frozenset[int]], label: str,
+    ) -> tuple[tuple[Trial, ...], dict[int, ModelPlan]]:
+        plans = {ws: _analyze(graph, processors, unsupported, ws) for ws in self.candidates}
+        trials = tuple(Trial(ws, single_run_latency(plan, self.profile_fn), len(plan.subgraphs),
+                             label) for ws, plan in plans.items())
+        return trials, plans
 
     # -- cache ------------------------------------------------------------------------------
 
@@ -138,25 +186,43 @@ class WindowTuner:
         ok = isinstance(data, dict) and data.get("schema") == CACHE_SCHEMA
         return dict(data.get("entries", {})) if ok else {}
 
-    def _cached(self, graph: ModelGraph) -> int | None:
+    def _cached(self, graph: ModelGraph, processors: Sequence[Processor]) -> Choice | None:
         entry = self._read().get(self._key(graph))
         if not isinstance(entry, dict) or entry.get("candidates") != list(self.candidates):
             return None
-        ws = entry.get("window_size")
-        return ws if isinstance(ws, int) and ws in self.candidates else None
+        if entry.get("per_processor") != self.per_processor:
+            return None
+        choice = entry.get("windows")
+        if isinstance(choice, int):
+            return choice if choice in self.candidates else None
+        names = {p.name for p in processors}
+        if isinstance(choice, dict) and set(choice) == names:
+            return {str(k): int(v) for k, v in choice.items()}
+        return None
 
-    def _store(self, graph: ModelGraph, best: Trial, trials: Sequence[Trial]) -> None:
+    def _store(self, graph: ModelGraph, choice: Choice, trials: Sequence[Trial]) -> None:
         if self.cache_path is None:
             return
         entries = self._read()
         entries[self._key(graph)] = {
-            "window_size": best.window_size,
-            "latency_ns": best.latency_ns,
+            "windows": choice,
+            "per_processor": self.per_processor,
             "candidates": list(self.candidates),
-            # rows: [window_size, latency_ns, subgraphs]
-            "trials": [[t.window_size, t.latency_ns, t.subgraphs] for t in trials],
+            # rows: [processor, window_size, latency_ns, subgraphs]
+            "trials": [[t.processor, t.window_size, t.latency_ns, t.subgraphs] for t in trials],
         }
         _write_atomic(self.cache_path, {"schema": CACHE_SCHEMA, "entries": entries})
+
+
+def _analyze(
+    graph: ModelGraph, processors: Sequence[Processor],
+    unsupported: Mapping[str, frozenset[int]], choice: Choice,
+) -> ModelPlan:
+    from adms import analyzer
+
+    subset = {p.name: unsupported.get(p.name, frozenset()) for p in processors}
+    plan: ModelPlan = analyzer.analyze(graph, processors, subset, window_size=choice, merge=True)
+    return plan
 
 
 def _write_atomic(path: Path, data: Mapping[str, Any]) -> None:

@@ -180,6 +180,16 @@ class AdmsConf:
     window_size: int = 0
     # window sizes the tuner tries
     window_candidates: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 8, 10, 12, 16])
+    # the tuner takes the largest window whose estimated single-run latency is within this
+    # fraction of the fastest: every extra subgraph costs scheduling and memory that a
+    # single-run estimate does not see (paper Section 2.2: up to 28% of latency)
+    window_tie_tolerance: float = 0.05
+    # tune a window per processor (paper Section 3.2: "for each model-processor combination"),
+    # each on that processor with the CPU as fallback; false: one window per model
+    window_per_processor: bool = True
+    # re-derive a model's cached remaining-latency table when a subgraph's estimate moves by
+    # more than this fraction (the estimates are moving averages)
+    estimate_refresh: float = 0.05
     # weight of waiting fairness, eq. (2)
     alpha: float = 1.0
     # weight of deadline urgency, eq. (1) (per ms)

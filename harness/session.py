@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import platform
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
@@ -23,23 +24,23 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.config import DeviceBackend, RunConf
 from harness.experiment import load_models, run_baseline
+from harness.report import KIND_MEANING, WIDE
 from harness.results import RunRecorder, load_run
 from harness.runtime.api import NS_PER_S
 
-#: what produced a number, in words a reader cannot miss
-KIND_WORDS = {
-    DeviceBackend.twin: "TWIN: a calibrated simulation of the phone, not a measurement",
-    DeviceBackend.host: "HOST: measured for real with LiteRT on this machine's CPU cores",
-    DeviceBackend.adb: "PHONE: measured on a real phone over adb",
-}
+
+def kind_words(backend: DeviceBackend) -> str:
+    """What produced the numbers, in words a reader cannot miss."""
+    return f"{backend.value.upper()} = {KIND_MEANING[backend.value]}"
+
 
 PACKAGES = ("ai-edge-litert", "numpy", "simpy", "hydra-core", "pandas", "adbutils")
 
 
 def run_session(cfg: RunConf, raw: DictConfig, output_dir: str) -> Path:
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=WIDE)
     folder = Path(output_dir)
-    console.print(f"[bold]{KIND_WORDS[cfg.device.backend]}[/bold]")
+    console.print(f"[bold]{kind_words(cfg.device.backend)}[/bold]")
     console.print(_plan_line(cfg))
     if cfg.dry_run:
         console.print(OmegaConf.to_yaml(raw))
@@ -117,7 +118,7 @@ def _write_manifest(
         "status": status,
         "device": cfg.device.name,
         "device_kind": cfg.device.backend.value,
-        "kind_words": KIND_WORDS[cfg.device.backend],
+        "kind_words": kind_words(cfg.device.backend),
         "scenario": cfg.scenario.name,
         "baselines": list(cfg.run),
         "seed": cfg.seed.base,

@@ -1,4 +1,7 @@
-"""The window tuner picks the known best window from a fake profile and caches its choice."""
+"""The window tuner picks the known best window and caches its choice.
+
+The mechanics (tie-breaks, cache) are tested in per-model mode with a fake analyzer; the
+per-processor mode (the default) with the real analyzer."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adms.tuner import CACHE_FILE, Trial, WindowTuner, best_trial, graph_digest
+from adms.tuner import CACHE_FILE, CACHE_SCHEMA, Trial, WindowTuner, best_trial, graph_digest
 from harness.errors import UserError
 from harness.graph import ModelGraph
 from harness.plan import ModelPlan, Processor, Subgraph
@@ -19,12 +22,18 @@ LATENCY = {1: 50, 2: 40, 3: 30, 4: 30, 6: 45}
 
 
 def fake_analyze(
-    graph: ModelGraph, processors: Sequence[Processor], unsupported: Mapping[str, frozenset[int]],
-    window_size: int = 1, merge: bool = True,
+    graph: ModelGraph,
+    processors: Sequence[Processor],
+    unsupported: Mapping[str, frozenset[int]],
+    window_size: int = 1,
+    merge: bool = True,
 ) -> ModelPlan:
     """Two units; a gpu path whose cost encodes the window, and a slow cpu path."""
-    mp, _ = plan(graph.name, [("cpu", 0, 1, 10**6), ("gpu", 0, 0, 0), ("gpu", 1, 1, 0)],
-                 window_size=window_size)
+    mp, _ = plan(
+        graph.name,
+        [("cpu", 0, 1, 10**6), ("gpu", 0, 0, 0), ("gpu", 1, 1, 0)],
+        window_size=window_size,
+    )
     return mp
 
 
@@ -54,7 +63,7 @@ def analyzer(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_tuner_picks_the_fastest_window_ties_to_larger(analyzer: list[int]) -> None:
-    tuner = WindowTuner(list(LATENCY), CountingProfile(), "dev", None)
+    tuner = WindowTuner(list(LATENCY), CountingProfile(), "dev", None, per_processor=False)
     tuned = tuner.tune(chain_graph(), procs("cpu", "gpu"), {})
     assert tuned.window_size == 4 and tuned.plan.window_size == 4 and not tuned.from_cache
     assert {t.window_size: t.latency_ns for t in tuned.trials} == LATENCY
@@ -69,9 +78,13 @@ def test_best_trial_tie_breaks() -> None:
 
 def test_cache_hit_on_second_call(analyzer: list[int], tmp_path: Path) -> None:
     prof = CountingProfile()
-    first = WindowTuner(list(LATENCY), prof, "dev", tmp_path).tune(chain_graph(), procs("cpu"), {})
+    first = WindowTuner(list(LATENCY), prof, "dev", tmp_path, per_processor=False).tune(
+        chain_graph(), procs("cpu"), {}
+    )
     calls_after_first, analyses = prof.calls, len(analyzer)
-    second = WindowTuner(list(LATENCY), prof, "dev", tmp_path).tune(chain_graph(), procs("cpu"), {})
+    second = WindowTuner(list(LATENCY), prof, "dev", tmp_path, per_processor=False).tune(
+        chain_graph(), procs("cpu"), {}
+    )
     assert second.from_cache and second.window_size == first.window_size == 4
     assert prof.calls == calls_after_first and len(analyzer) == analyses + 1
     entry = json.loads((tmp_path / CACHE_FILE).read_text())["entries"]
@@ -81,38 +94,52 @@ def test_cache_hit_on_second_call(analyzer: list[int], tmp_path: Path) -> None:
 def test_cache_misses_on_other_device_graph_or_candidates(
     analyzer: list[int], tmp_path: Path
 ) -> None:
-    WindowTuner(list(LATENCY), CountingProfile(), "dev", tmp_path).tune(chain_graph(), (), {})
+    WindowTuner(list(LATENCY), CountingProfile(), "dev", tmp_path, per_processor=False).tune(
+        chain_graph(), (), {}
+    )
     for tuner, graph in (
-        (WindowTuner(list(LATENCY), CountingProfile(), "other", tmp_path), chain_graph()),
-        (WindowTuner(list(LATENCY), CountingProfile(), "dev", tmp_path), chain_graph(n_ops=4)),
-        (WindowTuner([1, 2], CountingProfile(), "dev", tmp_path), chain_graph()),
+        (
+            WindowTuner(list(LATENCY), CountingProfile(), "other", tmp_path, per_processor=False),
+            chain_graph(),
+        ),
+        (
+            WindowTuner(list(LATENCY), CountingProfile(), "dev", tmp_path, per_processor=False),
+            chain_graph(n_ops=4),
+        ),
+        (
+            WindowTuner([1, 2], CountingProfile(), "dev", tmp_path, per_processor=False),
+            chain_graph(),
+        ),
     ):
         assert not tuner.tune(graph, (), {}).from_cache
 
 
 def test_corrupt_cache_is_rewritten(analyzer: list[int], tmp_path: Path) -> None:
     (tmp_path / CACHE_FILE).write_text("{not json")
-    tuned = WindowTuner(list(LATENCY), CountingProfile(), "dev", tmp_path).tune(
-        chain_graph(), (), {})
+    tuned = WindowTuner(
+        list(LATENCY), CountingProfile(), "dev", tmp_path, per_processor=False
+    ).tune(chain_graph(), (), {})
     assert not tuned.from_cache
-    assert json.loads((tmp_path / CACHE_FILE).read_text())["schema"] == 1
+    assert json.loads((tmp_path / CACHE_FILE).read_text())["schema"] == CACHE_SCHEMA
 
 
 def test_no_cache_dir_writes_nothing(analyzer: list[int], tmp_path: Path) -> None:
-    WindowTuner([1, 2], CountingProfile(), "dev", None).tune(chain_graph(), (), {})
+    WindowTuner([1, 2], CountingProfile(), "dev", None, per_processor=False).tune(
+        chain_graph(), (), {}
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_fixed_window_needs_no_profile(analyzer: list[int], tmp_path: Path) -> None:
     prof = CountingProfile()
-    tuned = WindowTuner([6], prof, "dev", tmp_path).tune(chain_graph(), (), {})
+    tuned = WindowTuner([6], prof, "dev", tmp_path, per_processor=False).tune(chain_graph(), (), {})
     assert tuned.window_size == 6 and tuned.plan.window_size == 6 and analyzer == [6]
     assert prof.calls == 0 and list(tmp_path.iterdir()) == []
 
 
 def test_bad_candidates() -> None:
     with pytest.raises(UserError):
-        WindowTuner([0, 2], CountingProfile(), "dev", None)
+        WindowTuner([0, 2], CountingProfile(), "dev", None, per_processor=False)
 
 
 def test_tuner_with_the_real_analyzer() -> None:
@@ -122,8 +149,54 @@ def test_tuner_with_the_real_analyzer() -> None:
     def profile(mp: ModelPlan, sg: Subgraph) -> int:
         return 10 * len(sg.ops) if sg.processor == "cpu" else len(sg.ops) + 5
 
-    tuner = WindowTuner([1, 2, 4], profile, "dev", None)
+    tuner = WindowTuner([1, 2, 4], profile, "dev", None, per_processor=False)
     unsupported = {"cpu": frozenset[int](), "gpu": frozenset({2})}
     tuned = tuner.tune(chain_graph("m", 6), procs("cpu", "gpu"), unsupported)
     assert {t.window_size: t.latency_ns for t in tuned.trials} == {1: 25, 2: 25, 4: 60}
     assert tuned.window_size == 2
+
+
+def gpu_npu_graph() -> tuple[ModelGraph, dict[str, frozenset[int]]]:
+    """8 ops in a chain: the gpu runs all; the npu rejects ops 2 and 5, leaving runs of 2, 2
+    and 2 supported ops."""
+    return chain_graph("m", 8), {"cpu": frozenset(), "gpu": frozenset(), "npu": frozenset({2, 5})}
+
+
+def per_op_profile(mp: ModelPlan, sg: Subgraph) -> int:
+    """ns: 10 per op on the cpu, 3 per op on the gpu, 1 per op on the npu; +4 per invoke."""
+    per_op = {"cpu": 10, "gpu": 3, "npu": 1}[sg.processor]
+    return per_op * len(sg.ops) + 4
+
+
+def test_per_processor_windows_are_tuned_on_each_processor_alone() -> None:
+    """Alone with the cpu, the npu is fastest keeping its 2-op runs (window <= 2): npu 2 ops
+    (6) + cpu 1 op (14) ... = 3x6 + 2x14 = 46 ns, against 84 ns all on the cpu at window 3.
+    The gpu runs everything, so every window ties and the largest wins. On the whole device
+    the gpu would win every single-run estimate and hide the npu's choice."""
+    graph, unsupported = gpu_npu_graph()
+    tuner = WindowTuner([1, 2, 3], per_op_profile, "dev", None)
+    tuned = tuner.tune(graph, procs("cpu", "gpu", "npu"), unsupported)
+    assert tuned.windows == {"cpu": 1, "gpu": 3, "npu": 2}
+    npu_trials = {t.window_size: t.latency_ns for t in tuned.trials if t.processor == "npu"}
+    assert npu_trials == {1: 46, 2: 46, 3: 84}
+    assert any(sg.processor == "npu" for sg in tuned.plan.subgraphs)
+
+
+def test_per_processor_choice_is_cached(tmp_path: Path) -> None:
+    graph, unsupported = gpu_npu_graph()
+    calls: list[int] = []
+
+    def counting(mp: ModelPlan, sg: Subgraph) -> int:
+        calls.append(1)
+        return per_op_profile(mp, sg)
+
+    first = WindowTuner([1, 2, 3], counting, "dev", tmp_path).tune(
+        graph, procs("cpu", "gpu", "npu"), unsupported
+    )
+    n = len(calls)
+    second = WindowTuner([1, 2, 3], counting, "dev", tmp_path).tune(
+        graph, procs("cpu", "gpu", "npu"), unsupported
+    )
+    assert second.from_cache and second.windows == first.windows and len(calls) == n
+    per_model = WindowTuner([1, 2, 3], counting, "dev", tmp_path, per_processor=False)
+    assert not per_model.tune(graph, procs("cpu", "gpu", "npu"), unsupported).from_cache

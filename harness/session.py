@@ -37,6 +37,16 @@ def kind_words(backend: DeviceBackend) -> str:
 PACKAGES = ("ai-edge-litert", "numpy", "simpy", "hydra-core", "pandas", "adbutils")
 
 
+def run(overrides: list[str], output_dir: str | Path) -> Path:
+    """Compose ``conf/config.yaml`` with ``overrides`` (as on the command line) and run it into
+    ``output_dir``: the programmatic ``python -m harness`` (notebooks, scripts)."""
+    from harness.config import to_object
+    from harness.hydra_app import check_overrides
+
+    raw = check_overrides("config", overrides)
+    return run_session(to_object(raw, RunConf), raw, str(output_dir))
+
+
 def run_session(cfg: RunConf, raw: DictConfig, output_dir: str) -> Path:
     console = Console() if sys.stdout.isatty() else Console(width=WIDE)
     folder = Path(output_dir)

@@ -17,8 +17,8 @@
 # Reads run folders (``requests.parquet`` ...) and derives everything from their rows with
 # `harness.metrics`: a frame counts when **every** model of it finished. Set `RESULTS_DIR` to
 # a run folder, or to a folder holding run folders (the newest `MAX_RUNS` are read). Without
-# it, a tiny **synthetic** run is written with `RunRecorder` so the notebook still runs; its
-# numbers are made up and every table and plot says so.
+# it, the notebook runs the K50 Pro **twin** (a calibrated simulation, not a phone) on FRS and
+# ROS for `DURATION_S` simulated seconds each; every table and plot names the device kind.
 
 # %%
 import os
@@ -28,10 +28,11 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Image, Markdown, display
 
-from harness import paper, plots, report
-from harness.results import RunData, RunRecorder, load_run
+from harness import paper, plots, report, session
+from harness.results import load_run
 
 MAX_RUNS = 6
+DURATION_S = float(os.environ.get("DURATION_S", "3"))
 
 
 # %%
@@ -46,29 +47,17 @@ def run_folders(root: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)[:MAX_RUNS]
 
 
-def synthetic_run(folder: Path) -> RunData:
-    """SYNTHETIC: two models per frame every 40 ms for 2 s; each baseline a fixed latency."""
-    recorder = RunRecorder(folder)
-    for baseline, latency_ms in (("tflite", 90.0), ("band", 30.0), ("adms", 24.0)):
-        for frame in range(50):
-            for i, model in enumerate(("retinaface", "arcface_mobilenet")):
-                arrival = frame * 40_000_000
-                end = arrival + int(latency_ms * (1 + i) / 2 * 1e6)
-                recorder.requests.append({
-                    "baseline": baseline, "request_id": 2 * frame + i, "model": model,
-                    "frame_id": frame, "stream": i, "arrival_ns": arrival, "start_ns": arrival,
-                    "end_ns": end, "slo_ns": 0, "status": "ok", "processors": "gpu",
-                    "n_subgraphs": 1, "warmup": frame < 5})
-    recorder.write_manifest({"device": "k50pro", "device_kind": "synthetic",
-                             "scenario": "frs", "seed": 0})
-    recorder.close()
-    return load_run(folder)
+def twin_runs(base: Path) -> list[Path]:
+    """FRS and ROS on the K50 Pro twin, seed 0, without plots."""
+    return [session.run([f"scenario={sc}", f"scenario.duration_s={DURATION_S}",
+                         "scenario.warmup_s=0.5", "plots=false"], base / sc)
+            for sc in ("frs", "ros")]
 
 
 # %%
 root = os.environ.get("RESULTS_DIR")
-folders = run_folders(Path(root)) if root else []
-runs = [load_run(f) for f in folders] or [synthetic_run(Path(tempfile.mkdtemp()) / "synthetic")]
+folders = run_folders(Path(root)) if root else twin_runs(Path(tempfile.mkdtemp()))
+runs = [load_run(f) for f in folders]
 print("runs:", *(str(r.folder) for r in runs), sep="\n  ")
 
 # %% [markdown]

@@ -38,7 +38,9 @@ def assert_user_error(proc: subprocess.CompletedProcess[str], *needles: str) -> 
         (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["gpu"]),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(args: list[str], needles: list[str], tmp_path: Path) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    args: list[str], needles: list[str], tmp_path: Path
+) -> None:
     assert_user_error(run_harness(*args, f"hydra.run.dir={tmp_path}", cwd=ROOT), *needles)
 
 

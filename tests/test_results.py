@@ -28,7 +28,7 @@ def test_round_trip_through_parquet(tmp_path: Path) -> None:
     assert list(run.requests["request_id"]) == [0, 1, 2]
     assert str(run.requests["status"].dtype) == "string"
     assert run.manifest["device"] == "k50pro"
-    assert run.subgraphs.empty and list(run.sensors.columns)[0] == "baseline"
+    assert run.subgraphs.empty and run.sensors.columns[0] == "baseline"
 
 
 KILLED_WRITER = """

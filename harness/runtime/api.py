@@ -172,7 +172,9 @@ class Policy(Protocol):
         indices of the ops processor ``p`` cannot run (Band: ``ModelSpec::unsupported_ops``)."""
         ...
 
-    def prepare(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]) -> None:
+    def prepare(
+        self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
+    ) -> None:
         """Seed latency estimates: ``profile[(model, subgraph index)]`` = ns when run alone."""
         ...
 

@@ -201,7 +201,7 @@ class Runtime:
     ) -> ProcessorView:
         available = now_ns
         if lane.running is not None:
-            job, sg, started = lane.running
+            _, sg, started = lane.running
             available = max(now_ns, started + self._expected_of(sg))
         available += sum(self._expected_of(sg) for _, sg in lane.waiting)
         idle = lane.running is None and not lane.waiting

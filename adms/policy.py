@@ -81,5 +81,5 @@ class AdmsPolicy:
             key = (sg.model, sg.index)
             before = self.estimator.expected(key)
             self.estimator.update(key, completion.latency_ns)
-            if abs(self.estimator.expected(key) - before) > self.conf.estimate_refresh * before:
-                self.scheduler.forget(sg.model)
+            moved = abs(self.estimator.expected(key) - before)
+            self.scheduler.update(sg, refresh=moved > self.conf.estimate_refresh * before)

@@ -41,9 +41,12 @@ front of the queue (``reinsert_front``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from adms.chains import ChainTable
 from baselines.band.estimator import LatencyEstimator
 from harness.config import AdmsConf
 from harness.plan import ModelPlan, Subgraph
@@ -57,8 +60,6 @@ from harness.runtime.api import (
     SensorSample,
 )
 
-#: remaining latency of a unit no chain reaches (an invalid plan), ns
-UNREACHABLE_NS = 2**62
 #: a request without an SLO is treated as if its budget were this many times T_avg
 IMPLICIT_SLO_FACTOR = 1.0
 #: smallest T_avg used in eq. (2), ms (guards a zero-latency profile)
@@ -119,18 +120,6 @@ def _preference(proc: ProcessorView, margin_c: float) -> tuple[bool, float, floa
     return (near_throttle(proc.state, margin_c), load_fraction(proc), temp or 0.0)
 
 
-# -- remaining latency ------------------------------------------------------------------------
-
-
-def remaining_latency(plan: ModelPlan, cost: Callable[[Subgraph], int]) -> tuple[int, ...]:
-    """``rest[u]`` = fastest ns to run units ``u..n-1`` on a free device; ``rest[n] = 0``."""
-    rest = [UNREACHABLE_NS] * plan.num_units + [0]
-    for u in range(plan.num_units - 1, -1, -1):
-        for sg in plan.candidates(u):
-            rest[u] = min(rest[u], cost(sg) + rest[sg.last_unit + 1])
-    return tuple(rest)
-
-
 # -- the decision -----------------------------------------------------------------------------
 
 #: a job's fastest option on one processor: (ns until its model is done if started there on a
@@ -162,7 +151,7 @@ class AdmsScheduler:
             raise ValueError(f"loop_call_size must be >= 1, got {conf.loop_call_size}")
         self.conf, self.estimator = conf, estimator
         self.implicit_slo_factor = implicit_slo_factor
-        self._rest: dict[str, tuple[int, ...]] = {}
+        self._tables: dict[str, ChainTable] = {}
         self._options: dict[tuple[str, int], dict[str, Option]] = {}
 
     def cost(self, sg: Subgraph) -> int:
@@ -170,15 +159,28 @@ class AdmsScheduler:
 
     def forget(self, model: str) -> None:
         """Drop cached latencies of ``model`` (its estimates changed)."""
-        self._rest.pop(model, None)
+        self._tables.pop(model, None)
+        self._drop_options(model)
+
+    def update(self, subgraph: Subgraph, refresh: bool) -> None:
+        """Take ``subgraph``'s current estimate into its model's table; with ``refresh`` also
+        re-derive the model's remaining latencies from all current estimates."""
+        table = self._tables.get(subgraph.model)
+        if table is not None:
+            table.set_cost(subgraph.index, self.cost(subgraph), refresh)
+        if refresh:
+            self._drop_options(subgraph.model)
+
+    def _drop_options(self, model: str) -> None:
         for key in [k for k in self._options if k[0] == model]:
             del self._options[key]
 
-    def rest(self, plan: ModelPlan) -> tuple[int, ...]:
-        cached = self._rest.get(plan.model)
-        if cached is None:
-            cached = self._rest[plan.model] = remaining_latency(plan, self.cost)
-        return cached
+    def rest(self, plan: ModelPlan) -> np.ndarray:
+        """``rest[u]``: fastest ns from unit u to the end on a free device (cached)."""
+        table = self._tables.get(plan.model)
+        if table is None or table.plan is not plan:
+            table = self._tables[plan.model] = ChainTable(plan, self.cost)
+        return table.rest()
 
     def options(self, plan: ModelPlan, next_unit: int) -> dict[str, Option]:
         """Processor -> the fastest way to finish the model starting there (cached)."""
@@ -187,7 +189,7 @@ class AdmsScheduler:
         if cached is None:
             rest, cached = self.rest(plan), {}
             for sg in plan.candidates(next_unit):
-                ns = self.cost(sg) + rest[sg.last_unit + 1]
+                ns = self.cost(sg) + int(rest[sg.last_unit + 1])
                 if sg.processor not in cached or ns < cached[sg.processor][0]:
                     cached[sg.processor] = (ns, sg)
             self._options[key] = cached
@@ -203,7 +205,7 @@ class AdmsScheduler:
     def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str]) -> _Job:
         plan = view.plans[job.model]
         rest = self.rest(plan)
-        avg_ns = rest[0]
+        avg_ns = int(rest[0])
         deadline = job.request.deadline_ns
         if deadline is None:
             deadline = job.request.arrival_ns + int(self.implicit_slo_factor * avg_ns)
@@ -211,7 +213,7 @@ class AdmsScheduler:
         wait = wait_term(self.conf.alpha, now / NS_PER_MS, job.enqueue_ns / NS_PER_MS,
                          avg_ns / NS_PER_MS)
         return _Job(position, job, self._allowed(plan, job, hot), (deadline - now) / NS_PER_MS,
-                    wait, rest[job.next_unit] / NS_PER_MS)
+                    wait, int(rest[job.next_unit]) / NS_PER_MS)
 
     def _score(self, item: _Job, latency_ns: int, load: float) -> float:
         latency_ms = latency_ns / NS_PER_MS

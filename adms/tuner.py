@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adms.scheduler import remaining_latency
+from adms.chains import remaining_latency
 from harness.errors import UserError
 from harness.graph import ModelGraph
 from harness.plan import ModelPlan, Processor, ProcessorKind, Subgraph

@@ -57,7 +57,16 @@ class Models:
 def load_models(cfg: RunConf) -> Models:
     from harness import zoo
 
-    names = list(dict.fromkeys(cfg.scenario.models))
+    if cfg.device.backend is DeviceBackend.adb:
+        raise _adb_not_implemented()
+    names = list(cfg.scenario.models)
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise UserError(
+            f"scenario {cfg.scenario.name!r} lists {', '.join(twice)} more than once; list each "
+            f"model once (to run copies of a model, use scenario.streams_per_model with "
+            f"arrival=stream)"
+        )
     known = set(zoo.names())
     for name in names:
         if name not in known:
@@ -97,13 +106,19 @@ class DeviceSession:
     drive: Callable[[Runtime, Traffic, ProcessorMonitor, Callable[[int], None]], int]
 
 
-def open_device(cfg: RunConf, models: Models, rngs: Mapping[str, np.random.Generator]) -> DeviceSession:
+def open_device(
+    cfg: RunConf, models: Models, rngs: Mapping[str, np.random.Generator]
+) -> DeviceSession:
     backend = cfg.device.backend
     if backend is DeviceBackend.twin:
         return _open_twin(cfg, models, rngs["noise"])
     if backend is DeviceBackend.host:
         return _open_host(cfg, models)
-    raise NotImplementedYet(
+    raise _adb_not_implemented()
+
+
+def _adb_not_implemented() -> NotImplementedYet:
+    return NotImplementedYet(
         "device backend 'adb' (real phones) is not implemented yet; use a twin "
         "(device=k50pro|p20|mi6) or device=host"
     )
@@ -134,7 +149,11 @@ def _open_host(cfg: RunConf, models: Models) -> DeviceSession:
     from harness.runtime.wall import WallDriver
 
     device = HostDevice(cfg.device, models.paths, Path(cfg.zoo_cache) / "slices")
-    unsupported = {m: device.unsupported_ops(m) for m in models.graphs}
+    try:
+        unsupported = {m: device.unsupported_ops(m) for m in models.graphs}
+    except BaseException:
+        device.close()  # its worker threads; run_baseline closes it only once opened
+        raise
     interval = int(cfg.sensor_interval_ms * NS_PER_MS)
 
     def drive(runtime: Runtime, traffic: Traffic, monitor: ProcessorMonitor,
@@ -158,7 +177,9 @@ def plan_all(
 
 def profile_all(device: Device, plans: Mapping[str, ModelPlan]) -> dict[tuple[str, int], int]:
     return {
-        (m, sg.index): device.profile(plan, sg) for m, plan in plans.items() for sg in plan.subgraphs
+        (m, sg.index): device.profile(plan, sg)
+        for m, plan in plans.items()
+        for sg in plan.subgraphs
     }
 
 
@@ -230,7 +251,9 @@ def _run_on(
 # -- rows ---------------------------------------------------------------------------------
 
 
-def request_row(baseline: str, r: Request, status: str, rec: JobRecord, warmup: bool) -> dict[str, Any]:
+def request_row(
+    baseline: str, r: Request, status: str, rec: JobRecord, warmup: bool
+) -> dict[str, Any]:
     return {
         "baseline": baseline, "request_id": r.request_id, "model": r.model,
         "frame_id": r.frame_id, "stream": r.stream, "arrival_ns": r.arrival_ns,

@@ -225,6 +225,21 @@ def device_key(device: str) -> str:
     return _DEVICE_ALIASES.get(key, key)
 
 
+#: the models of the paper's scenarios (Section 4.4); a run with other models is not Figure 8
+SCENARIO_MODELS: dict[str, frozenset[str]] = {
+    "frs": frozenset({"retinaface", "arcface_mobilenet", "arcface_resnet50"}),
+    "ros": frozenset({"mobilenet_v2", "efficientnet_b4", "inception_v4"}),
+}
+
+
+def paper_scenario(scenario: str, models: tuple[str, ...] | None) -> str:
+    """``scenario`` when its models are the paper's (or unknown), else "" (no paper figure)."""
+    expected = SCENARIO_MODELS.get(scenario.lower())
+    if expected is None or models is None or frozenset(models) == expected:
+        return scenario
+    return ""
+
+
 def fig8_fps(device: str, scenario: str) -> dict[str, float]:
     """Paper FPS per baseline for ``device`` and ``scenario`` ({} where the paper has none)."""
     values = fig8_values(device, scenario)

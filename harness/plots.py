@@ -56,7 +56,7 @@ def fps_plot(table: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
     """Bars of FPS per baseline: this run, and the paper's where it has a value."""
     ours = pd.DataFrame({"baseline": table["baseline"], "fps": table["fps"],
                          "source": f"this run ({identity.kind})"})
-    ref = paper.fig8_fps(identity.device, identity.scenario)
+    ref = paper.fig8_fps(identity.device, identity.paper_scenario)
     theirs = pd.DataFrame({"baseline": list(ref), "fps": list(ref.values()),
                            "source": "paper (Fig. 8)"})
     data = pd.concat([ours, theirs], ignore_index=True) if ref else ours

@@ -69,6 +69,13 @@ class RunIdentity:
     seed: str = "?"
     versions: Mapping[str, str] = field(default_factory=dict)
     commit: str = ""
+    #: the scenario's models, when the manifest records them
+    models: tuple[str, ...] | None = None
+
+    @property
+    def paper_scenario(self) -> str:
+        """The scenario name to look the paper up by; "" when the models are not the paper's."""
+        return paper.paper_scenario(self.scenario, self.models)
 
     @property
     def kind_meaning(self) -> str:
@@ -109,7 +116,15 @@ def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
         seed=_name(manifest.get("seed"), "base") or "?",
         versions={str(k): str(v) for k, v in dict(versions).items()},
         commit=str(manifest.get("git_commit") or manifest.get("commit") or ""),
+        models=_models(manifest),
     )
+
+
+def _models(manifest: Mapping[str, Any]) -> tuple[str, ...] | None:
+    config = manifest.get("config")
+    scenario = config.get("scenario") if isinstance(config, Mapping) else None
+    models = scenario.get("models") if isinstance(scenario, Mapping) else None
+    return tuple(str(m) for m in models) if isinstance(models, list | tuple) else None
 
 
 # -- the table ------------------------------------------------------------------------------
@@ -124,10 +139,10 @@ def _ratio(values: Mapping[str, float], baseline: str) -> float:
 def _paper_ratio(identity: RunIdentity, baseline: str) -> float:
     """The paper's FPS over its TFLite FPS; ADMS's stated ratio where the paper gives one."""
     if baseline == "adms":
-        stated = paper.fig8_ratio(identity.device, identity.scenario, REFERENCE)
+        stated = paper.fig8_ratio(identity.device, identity.paper_scenario, REFERENCE)
         if stated is not None:
             return stated
-    return _ratio(paper.fig8_fps(identity.device, identity.scenario), baseline)
+    return _ratio(paper.fig8_fps(identity.device, identity.paper_scenario), baseline)
 
 
 def comparison(metrics: Metrics, identity: RunIdentity) -> pd.DataFrame:
@@ -136,7 +151,7 @@ def comparison(metrics: Metrics, identity: RunIdentity) -> pd.DataFrame:
     if table.empty:
         return pd.DataFrame(columns=list(COLUMNS))
     fps = dict(zip(table["baseline"], table["fps"], strict=True))
-    ref = paper.fig8_fps(identity.device, identity.scenario)
+    ref = paper.fig8_fps(identity.device, identity.paper_scenario)
     table["paper_fps"] = [ref.get(b, float("nan")) for b in table["baseline"]]
     table["ratio_vs_tflite"] = [_ratio(fps, b) for b in table["baseline"]]
     table["paper_ratio_vs_tflite"] = [_paper_ratio(identity, b) for b in table["baseline"]]
@@ -163,7 +178,7 @@ def _cells(row: Mapping[str, Any]) -> list[str]:
 
 def paper_caption(identity: RunIdentity) -> str:
     """Where the paper columns come from, and which of them are derived."""
-    values = paper.fig8_values(identity.device, identity.scenario)
+    values = paper.fig8_values(identity.device, identity.paper_scenario)
     if not values:
         return f"paper: no Figure 8 value for {identity.device} / {identity.scenario}"
     notes = [f"{b} {v.note}" for b, v in values.items() if v.derived]

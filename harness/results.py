@@ -26,6 +26,8 @@ from typing import IO, Any
 
 import pandas as pd
 
+from harness.errors import UserError
+
 #: bump on any change of the columns below, and teach :func:`_migrate` the old layout
 SCHEMA_VERSION = 1
 
@@ -126,6 +128,11 @@ class RunRecorder:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
+        if taken := sorted(p.name for name in TABLES for p in folder.glob(f"{name}.*")):
+            raise UserError(
+                f"results folder {str(folder)!r} already holds a run ({', '.join(taken)}); "
+                f"a run never appends to another: choose a new folder (hydra.run.dir=...)"
+            )
         self.requests = TableWriter(folder, "requests")
         self.subgraphs = TableWriter(folder, "subgraphs")
         self.sensors = TableWriter(folder, "sensors")

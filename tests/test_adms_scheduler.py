@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adms.chains import ChainTable, remaining_latency
 from adms.policy import AdmsPolicy
 from adms.scheduler import (
     AdmsScheduler,
@@ -15,7 +16,6 @@ from adms.scheduler import (
     load_fraction,
     near_throttle,
     priority,
-    remaining_latency,
     resource_term,
     wait_term,
 )
@@ -80,6 +80,40 @@ def test_remaining_latency_known_answer() -> None:
                           ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
     rest = remaining_latency(mp, lambda sg: prof[(sg.model, sg.index)])
     assert rest == (10, 5, 3, 0)
+
+
+def test_chain_table_update_changes_only_what_depends_on_it() -> None:
+    mp, prof = plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9),
+                          ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
+    table = ChainTable(mp, lambda sg: prof[(sg.model, sg.index)])
+    table.set_cost(4, 20)  # the cpu tail gets slow: gpu 1-2 (9) now beats npu 1 + cpu 2 (22)
+    assert list(table.rest()) == [14, 9, 20, 0]
+    table.set_cost(1, 40)  # gpu 0 slow: the whole-model cpu subgraph (30) wins unit 0
+    assert list(table.rest()) == [30, 9, 20, 0]
+
+
+def naive_rest(mp: ModelPlan, cost: Mapping[int, int]) -> list[float]:
+    rest = [float("inf")] * mp.num_units + [0.0]
+    for u in range(mp.num_units - 1, -1, -1):
+        for sg in mp.subgraphs:
+            if sg.first_unit == u:
+                rest[u] = min(rest[u], cost[sg.index] + rest[sg.last_unit + 1])
+    return rest
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data())
+def test_chain_table_equals_the_naive_recursion(n_units: int, data: st.DataObject) -> None:
+    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
+    for _ in range(data.draw(st.integers(0, 10))):
+        a = data.draw(st.integers(0, n_units - 1))
+        b = data.draw(st.integers(a, n_units - 1))
+        spans.append((data.draw(st.sampled_from(["gpu", "npu"])), a, b,
+                      data.draw(st.integers(1, 50))))
+    mp, prof = plan("m", spans)
+    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+    table = ChainTable(mp, lambda sg: cost[sg.index])
+    assert list(table.rest()) == naive_rest(mp, cost)
 
 
 # -- decisions --------------------------------------------------------------------------------

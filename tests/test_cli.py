@@ -35,6 +35,9 @@ def assert_user_error(proc: subprocess.CompletedProcess[str], *needles: str) -> 
         (["scenario.slo_multiplier=-1", "run=[adms]"], ["slo_multiplier", "-1"]),
         (["scenario.models=[mobilenet_v2,resnet999]"], ["resnet999"]),
         (["run=[adms,magic]"], ["magic"]),
+        (["scenario.models=[mobilenet_v1,mobilenet_v1]"], ["mobilenet_v1", "more than once"]),
+        (["device.backend=adb"], ["adb", "not implemented"]),
+        (["-m", "seed.base=0,1", "scenario.duration_s=-"], ["scenario.duration_s"]),
         (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["gpu"]),
     ],
 )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import UserError
 from harness.results import RunRecorder, load_run
 
 
@@ -60,3 +61,12 @@ def test_unknown_schema_is_refused(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text('{"schema_version": 99}')
     with pytest.raises(ValueError, match="schema 99"):
         load_run(tmp_path)
+
+
+def test_a_folder_holding_a_run_is_not_appended_to(tmp_path: Path) -> None:
+    rec = RunRecorder(tmp_path)
+    rec.requests.append(req(0))
+    rec.close()
+    with pytest.raises(UserError, match="already holds a run"):
+        RunRecorder(tmp_path)
+    assert len(load_run(tmp_path).requests) == 1

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import simpy
 
-from devices.twin.latency import SubgraphCost, effective_bandwidth, subgraph_cost, transfer_ns
+from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
 from devices.twin.power import power_w
 from devices.twin.spec import ProcessorSpec, TwinSpec, parse
 from devices.twin.thermal import Governor, ThermalNetwork
@@ -54,6 +54,7 @@ class TwinDevice:
         self._plans: dict[str, ModelPlan] = {}
         self._index = {p.name: i for i, p in enumerate(self.spec.processors)}
         self._costs: dict[_CostKey, SubgraphCost] = {}
+        self._op_tables: dict[tuple[str, str], OpTable] = {}
         #: (job id, request id) -> tensor index -> processor that produced it
         self._where: dict[tuple[int, int], dict[int, str]] = {}
         self._init_state()
@@ -139,6 +140,7 @@ class TwinDevice:
     def close(self) -> None:
         self._where.clear()
         self._costs.clear()
+        self._op_tables.clear()
 
     # -- state -------------------------------------------------------------------------------
 
@@ -200,9 +202,16 @@ class TwinDevice:
     def _cost(self, subgraph: Subgraph) -> SubgraphCost:
         key = (subgraph.model, subgraph.processor, subgraph.ops)
         if key not in self._costs:
-            spec = self.spec.processor(subgraph.processor)
-            self._costs[key] = subgraph_cost(spec, self._graph(subgraph.model), subgraph.ops)
+            self._costs[key] = self._op_table(subgraph.model, subgraph.processor).subgraph(
+                subgraph.ops)
         return self._costs[key]
+
+    def _op_table(self, model: str, processor: str) -> OpTable:
+        key = (model, processor)
+        if key not in self._op_tables:
+            spec = self.spec.processor(processor)
+            self._op_tables[key] = OpTable.of(spec, self._graph(model))
+        return self._op_tables[key]
 
     def _latency_ns(self, i: int, job_id: int, request: Request, subgraph: Subgraph) -> int:
         spec, dev = self.spec.processors[i], self.spec.device

@@ -84,12 +84,35 @@ def op_cost(spec: ProcessorSpec, graph: ModelGraph, op: Op) -> tuple[float, floa
 
 def subgraph_cost(spec: ProcessorSpec, graph: ModelGraph, ops: Iterable[int]) -> SubgraphCost:
     """Cost figures of running ``ops`` of ``graph`` as one subgraph on ``spec``'s processor."""
-    indices = sorted(ops)
-    costs = [op_cost(spec, graph, graph.ops[i]) for i in indices]
-    compute = np.array([c for c, _ in costs], dtype=float)
-    nbytes = np.array([b for _, b in costs], dtype=float)
-    fixed = (spec.invoke_overhead_us + spec.dispatch_overhead_us * len(indices)) * NS_PER_US
-    return SubgraphCost(compute, nbytes, fixed)
+    return OpTable.of(spec, graph).subgraph(ops)
+
+
+@dataclass(frozen=True)
+class OpTable:
+    """Every op's (compute ns at f_max, bytes) on one processor, computed once per model;
+    NaN marks an op whose dtype the processor cannot compute."""
+
+    spec: ProcessorSpec
+    graph: ModelGraph
+    compute_ns: np.ndarray
+    nbytes: np.ndarray
+
+    @classmethod
+    def of(cls, spec: ProcessorSpec, graph: ModelGraph) -> OpTable:
+        rows = [op_cost(spec, graph, op) if spec.compute_dtype(op_dtype(graph, op)) is not None
+                else (np.nan, np.nan) for op in graph.ops]
+        table = np.array(rows, dtype=float).reshape(len(rows), 2)
+        return cls(spec, graph, table[:, 0].copy(), table[:, 1].copy())
+
+    def subgraph(self, ops: Iterable[int]) -> SubgraphCost:
+        indices = np.fromiter(sorted(ops), dtype=np.int64)
+        compute, nbytes = self.compute_ns[indices], self.nbytes[indices]
+        if np.isnan(compute).any():
+            bad = int(indices[np.isnan(compute)][0])
+            op_cost(self.spec, self.graph, self.graph.ops[bad])  # raises with the op named
+        spec = self.spec
+        fixed = (spec.invoke_overhead_us + spec.dispatch_overhead_us * len(indices)) * NS_PER_US
+        return SubgraphCost(compute, nbytes, fixed)
 
 
 def transfer_ns(nbytes: int, fixed_us: float, bandwidth_gbps: float) -> float:

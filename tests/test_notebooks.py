@@ -11,7 +11,7 @@ nbclient = pytest.importorskip("nbclient")
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-NAMES = ["fig8_fps.py", "table3_subgraphs.py"]
+NAMES = ["fig8_fps.py", "table3_subgraphs.py", "table5_single_model.py"]
 
 
 def execute(path: Path, cwd: Path) -> None:

@@ -6,6 +6,11 @@ Traffic is separate from the system under test: it only says when each request a
   each frame is one request per model, all arriving together; when every request of a frame
   has ended (finished or dropped), the next frame is issued at once. This is an app feeding
   camera frames as fast as the device takes them.
+
+In both closed loops a *dropped* request (a policy that sheds load, as Band does past an SLO)
+makes its client wait one camera period (``1/fps``) before the next request: the app skips to
+the next camera frame. Without that wait a busy device would drop and re-issue the same
+instant forever.
 * ``stream`` (closed loop): each model has ``streams_per_model`` clients; a client issues its
   next request the moment its previous one ends (or is dropped). Request *k* of every client
   carries ``frame_id = k``, so frame *k* is complete when every model's *k*-th request is.
@@ -59,6 +64,7 @@ class Traffic:
         self._frame_of_stream: dict[int, int] = {}
         self._model_of_stream: dict[int, str] = {}
         self._open_frames: dict[int, int] = {}
+        self._frame_dropped: dict[int, bool] = {}
         self._next_frame = 0
         self._seed_arrivals()
 
@@ -76,15 +82,21 @@ class Traffic:
             self._refill(due[-1])
         return due
 
-    def on_done(self, request: Request, now_ns: int) -> None:
+    def on_done(self, request: Request, now_ns: int, dropped: bool = False) -> None:
         """A request ended (finished or dropped): a closed-loop client issues its next one."""
         if self.scenario.arrival is Arrival.stream:
-            self._issue_stream(request.stream, now_ns)
+            self._issue_stream(request.stream, now_ns + self._skip(dropped))
         elif self.scenario.arrival is Arrival.frames:
+            self._frame_dropped[request.frame_id] |= dropped
             self._open_frames[request.frame_id] -= 1
             if self._open_frames[request.frame_id] == 0:
                 del self._open_frames[request.frame_id]
-                self._issue_frame(now_ns)
+                skip = self._skip(self._frame_dropped.pop(request.frame_id))
+                self._issue_frame(now_ns + skip)
+
+    def _skip(self, dropped: bool) -> int:
+        """The wait before a client's next request: one camera period after a drop."""
+        return int(NS_PER_S / self.scenario.fps) if dropped else 0
 
     # -- arrivals ----------------------------------------------------------------------------
 
@@ -123,6 +135,7 @@ class Traffic:
         frame = self._next_frame
         self._next_frame += 1
         self._open_frames[frame] = len(self.scenario.models)
+        self._frame_dropped[frame] = False
         self._push_frame(frame, now_ns)
 
     def _refill(self, issued: Request) -> None:

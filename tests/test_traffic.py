@@ -75,3 +75,23 @@ def test_poisson_mean_rate_matches_fps() -> None:
     reqs = drain(t, 1000 * NS_PER_S)
     per_model = len(reqs) / 2 / 200.0
     assert per_model == pytest.approx(10.0, rel=0.08)
+
+
+def test_frames_issue_the_next_frame_when_every_request_of_one_ended() -> None:
+    traffic = Traffic(scenario(Arrival.frames, frames_in_flight=1), {}, np.random.default_rng(0))
+    a, b = traffic.pop_due(0)
+    assert (a.frame_id, b.frame_id, a.arrival_ns) == (0, 0, 0)
+    traffic.on_done(a, 100)
+    assert traffic.next_arrival_ns() is None
+    traffic.on_done(b, 250)
+    assert [(r.model, r.frame_id, r.arrival_ns) for r in traffic.pop_due(250)] == [
+        ("a", 1, 250), ("b", 1, 250)]
+
+
+def test_a_dropped_frame_waits_one_camera_period() -> None:
+    traffic = Traffic(scenario(Arrival.frames, frames_in_flight=1), {}, np.random.default_rng(0))
+    a, b = traffic.pop_due(0)
+    traffic.on_done(a, 100, dropped=True)
+    traffic.on_done(b, 200)
+    assert traffic.pop_due(200) == []
+    assert traffic.next_arrival_ns() == 200 + NS_PER_S // 10  # fps = 10

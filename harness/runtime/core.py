@@ -91,8 +91,8 @@ class Runtime:
         self._queue: deque[_Job] = deque()
         self._jobs: dict[int, _Job] = {}
         self._next_job = 0
-        #: requests that ended (finished or dropped) since the driver last asked
-        self.ended: list[Request] = []
+        #: requests that ended since the driver last asked, with their status
+        self.ended: list[tuple[Request, str]] = []
 
     # -- events ------------------------------------------------------------------------------
 
@@ -144,7 +144,7 @@ class Runtime:
     def _end(self, job: _Job, status: str, end_ns: int) -> None:
         del self._jobs[job.job_id]
         self._record_request(job.request, status, _JobRecord(job, end_ns))
-        self.ended.append(job.request)
+        self.ended.append((job.request, status))
 
     def decide(self, now_ns: int) -> list[Start]:
         """Ask the policy what to run; returns the subgraphs that start now."""

@@ -39,6 +39,7 @@ class SimDriver:
         self.sample_interval_ns = sample_interval_ns
         self._progress = progress
         self._idle = env.event()
+        self._wake = env.event()
 
     def run(self, drain_ns: int) -> int:
         """Run to the end of traffic plus drain; returns the simulated end time (ns)."""
@@ -54,12 +55,22 @@ class SimDriver:
     # -- processes ---------------------------------------------------------------------------
 
     def _arrivals(self) -> Generator[Any, Any, None]:
-        while (t := self.traffic.next_arrival_ns()) is not None:
-            yield self.env.timeout(max(0, t - int(self.env.now)))
+        """Timed arrivals; sleeps until the next one, or until a completion schedules one
+        (a closed-loop client waiting out a drop) and wakes it."""
+        end = self.traffic.window.end_ns
+        while True:
+            self._wake = self.env.event()
+            now, t = int(self.env.now), self.traffic.next_arrival_ns()
+            if t is None and now >= end:
+                return
+            wait = end - now if t is None else t - now
+            yield self.env.timeout(max(0, wait)) | self._wake
             now = int(self.env.now)
-            for request in self.traffic.pop_due(now):
+            due = self.traffic.pop_due(now)
+            for request in due:
                 self.runtime.arrive(request, now)
-            self._settle(now)
+            if due:
+                self._settle(now)
 
     def _sampler(self, until_ns: int) -> Generator[Any, Any, None]:
         while self.env.now < until_ns:
@@ -95,7 +106,9 @@ class SimDriver:
     def _release(self, now: int) -> None:
         ended = self.runtime.ended[:]
         self.runtime.ended.clear()
-        for request in ended:
-            self.traffic.on_done(request, now)
+        for request, status in ended:
+            self.traffic.on_done(request, now, dropped=status == "dropped")
         for request in self.traffic.pop_due(now):
             self.runtime.arrive(request, now)
+        if self.traffic.next_arrival_ns() is not None and not self._wake.triggered:
+            self._wake.succeed()

@@ -95,7 +95,7 @@ class WallDriver:
     def _release(self, now: int) -> None:
         ended = self.runtime.ended[:]
         self.runtime.ended.clear()
-        for request in ended:
-            self.traffic.on_done(request, now)
+        for request, status in ended:
+            self.traffic.on_done(request, now, dropped=status == "dropped")
         for request in self.traffic.pop_due(now):
             self.runtime.arrive(request, now)

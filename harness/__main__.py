@@ -11,12 +11,17 @@ This is the only module that sees a ``DictConfig``: it turns it into a typed
 
 from __future__ import annotations
 
+import sys
+
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from harness.config import RunConf, register, to_object
 from harness.errors import cli_guard
+
+#: the shell's code for a run ended by Ctrl-C (128 + SIGINT)
+EXIT_INTERRUPTED = 130
 from harness.hydra_app import check_overrides
 
 register()
@@ -34,7 +39,12 @@ def _app(cfg: DictConfig) -> None:
 def main() -> None:
     with cli_guard():
         check_overrides("config")
-    _app()
+    try:
+        _app()
+    except KeyboardInterrupt:
+        # the recorder closed on the way out: every finished request is in the run folder
+        print("interrupted: finished requests are kept in the run folder", file=sys.stderr)
+        raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 if __name__ == "__main__":

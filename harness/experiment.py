@@ -158,6 +158,7 @@ def _open_host(cfg: RunConf, models: Models) -> DeviceSession:
 
     def drive(runtime: Runtime, traffic: Traffic, monitor: ProcessorMonitor,
               progress: Callable[[int], None]) -> int:
+        device.start_clock()  # time 0 = now, after loading and profiling
         clock = device.now_ns
         driver = WallDriver(device, runtime, traffic, monitor, interval, clock, progress)
         return driver.run(DRAIN_NS)

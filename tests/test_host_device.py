@@ -54,7 +54,7 @@ def same_kernels() -> DeviceConf:
 
 def mixed_kernels() -> DeviceConf:
     return device_conf(proc("cpu", "reference", CORES[0]),
-                       proc("xnn", "xnnpack", OTHER_CORE, SupportRules.xnnpack))
+                       proc("gpu", "xnnpack", OTHER_CORE, SupportRules.xnnpack))
 
 
 def plan_of(model: str, num_ops: int, cuts: Sequence[int], procs: Sequence[str]) -> ModelPlan:
@@ -160,7 +160,7 @@ def test_whole_and_split_agree_across_kernels(make_device: Any) -> None:
     dev = make_device(mixed_kernels())
     n = dev.graph("mobile_block").num_ops
     whole = whole_plan("mobile_block", n, "cpu")
-    split = plan_of("mobile_block", n, [2, 4, 6], ["xnn", "cpu"])
+    split = plan_of("mobile_block", n, [2, 4, 6], ["gpu", "cpu"])
     load(dev, {"mobile_block": split})
     load(dev, {"mobile_block": whole})
     run_job(dev, 1, Request(5, "mobile_block", 0, 0), whole)
@@ -238,14 +238,14 @@ def test_start_returns_before_the_subgraph_runs(make_device: Any) -> None:
 def test_read_sensors_gives_one_sample_per_processor(make_device: Any) -> None:
     dev = make_device(mixed_kernels())
     samples = dev.read_sensors(123)
-    assert [(s.processor, s.t_ns) for s in samples] == [("cpu", 123), ("xnn", 123)]
+    assert [(s.processor, s.t_ns) for s in samples] == [("cpu", 123), ("gpu", 123)]
 
 
 # -- profiling ------------------------------------------------------------------------------
 
 def test_profile_is_positive_and_cached(make_device: Any) -> None:
     dev = make_device(mixed_kernels())
-    plan = plan_of("chain", dev.graph("chain").num_ops, [4], ["cpu", "xnn"])
+    plan = plan_of("chain", dev.graph("chain").num_ops, [4], ["cpu", "gpu"])
     load(dev, {"chain": plan})
     first = [dev.profile(plan, sg) for sg in plan.subgraphs]
     assert all(isinstance(ns, int) and ns > 0 for ns in first)
@@ -330,12 +330,12 @@ def test_xnnpack_rejects_int8_softmax_by_trial(tiny_models: dict[str, Path]) -> 
 
 
 def test_unsupported_ops_per_processor(make_device: Any) -> None:
-    xnn = proc("xnn", "xnnpack", OTHER_CORE, SupportRules.xnnpack, reject_ops=["CONV_2D"])
+    xnn = proc("gpu", "xnnpack", OTHER_CORE, SupportRules.xnnpack, reject_ops=["CONV_2D"])
     dev = make_device(device_conf(proc("cpu", "builtin", CORES[0]), xnn))
     table = dev.unsupported_ops("fallback")
     graph = dev.graph("fallback")
     assert table["cpu"] == frozenset()
-    kinds = {graph.ops[i].kind for i in table["xnn"]}
+    kinds = {graph.ops[i].kind for i in table["gpu"]}
     assert {"SOFTMAX", "CONV_2D"} <= kinds and "QUANTIZE" not in kinds
 
 
@@ -352,10 +352,10 @@ def test_shipped_host_config_composes_and_runs(tiny_models: dict[str, Path],
     with HostDevice(conf, tiny_models, cache_dir) as dev:
         assert isinstance(dev, Device)
         info = dev.describe()
-        assert [p.name for p in info.processors] == ["cpu", "xnn"]
+        assert [p.name for p in info.processors] == ["cpu", "gpu"]
         assert info.kind == "host" and info.facts["litert_version"]
-        assert dev.specs["cpu"].cores == (0,) and dev.specs["xnn"].cores == (1,)
-        assert dev.unsupported_ops("fallback")["xnn"]
+        assert dev.specs["cpu"].cores == (0,) and dev.specs["gpu"].cores == (1,)
+        assert dev.unsupported_ops("fallback")["gpu"]
 
 
 class TestHostDeviceContract(DeviceContract):
@@ -363,7 +363,7 @@ class TestHostDeviceContract(DeviceContract):
 
     available_sensors = frozenset(
         name for name, ok in HostSensors(
-            Path("/"), {"cpu": [CORES[0]], "xnn": [OTHER_CORE]}).available().items() if ok
+            Path("/"), {"cpu": [CORES[0]], "gpu": [OTHER_CORE]}).available().items() if ok
     )
 
     @pytest.fixture
@@ -371,6 +371,6 @@ class TestHostDeviceContract(DeviceContract):
                           cache_dir: Path) -> Iterator[DeviceUnderTest]:
         with HostDevice(mixed_kernels(), tiny_models, cache_dir) as dev:
             graph = dev.graph("branchy")
-            plan = plan_of("branchy", graph.num_ops, [3, 6], ["cpu", "xnn"])
+            plan = plan_of("branchy", graph.num_ops, [3, 6], ["cpu", "gpu"])
             dev.load({"branchy": graph}, {"branchy": plan})
             yield dev, plan, graph, dev.drain

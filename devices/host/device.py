@@ -15,7 +15,10 @@ the ops each job has run, so this holds for any plan); when a job has run every 
 outputs move to a small table readable through :meth:`HostDevice.outputs`.
 
 **Time.** ``now_ns`` is ``time.monotonic_ns() - t0_ns``, where :attr:`HostDevice.t0_ns` is
-fixed at construction; the wall-clock runtime uses the same origin. A :class:`Completion`'s
+set at construction and again by :meth:`HostDevice.start_clock`, which the experiment calls
+when the wall-clock run starts, after loading and profiling (these can take seconds to
+minutes and must not eat into the scenario's warm-up and duration); the wall-clock runtime
+uses the same origin. A :class:`Completion`'s
 ``start_ns`` is when the worker began the subgraph (after the dispatch from :meth:`start`),
 ``end_ns`` when its outputs were copied out; ``on_done`` is called from the worker thread.
 
@@ -26,6 +29,27 @@ worker (workers build in parallel). Plans with more subgraphs than that (Band wi
 :meth:`profile`, which the runtime calls before it starts the clock, or, failing that, in the
 first :meth:`start`. A slice that cannot be built is a :class:`UserError` naming model and ops.
 
+**Profiles.** :meth:`HostDevice.profile` times a slice alone on its processor's worker
+(``host.warmup_runs`` untimed runs, then the median of ``host.profile_runs``). Measurements
+persist on disk (:class:`~devices.host.profiles.ProfileCache`, under
+``<cache_dir>/profiles``, keyed by model sha256, op set, kernel, threads, cores, run counts,
+seed, LiteRT version and CPU model) unless ``host.profile_cache`` is false, so every baseline
+of a run, and every later run, starts from the same numbers and profiles each subgraph once.
+A slice of a loaded plan is built before the clock starts whether or not its profile is
+cached; one that is only profiled (a window tuner's candidate) is dropped after timing, so
+that candidates' interpreters (each holding its slice's weights) do not pile up.
+
+**Contention.** This machine may be shared, and another process on a worker's core slows
+every subgraph there. A single-threaded interpreter runs on its worker thread, so the
+thread's CPU time over the wall time it spent running subgraphs says how much of that time it
+actually had the core. Profiles judge each measurement so (a contended one is retried once,
+and never cached: :mod:`devices.host.profiles`). During a run each worker adds up the same two
+times (:meth:`HostDevice.cpu_shares`; here waits for the GIL and this process's own scheduler
+thread count too), and the device notes the CPU time the whole machine and this process used
+from the first :meth:`start` on; :meth:`HostDevice.close` warns when other processes used
+more than ``FOREIGN_LOAD_LIMIT`` cores on average (:meth:`HostDevice.foreign_load`): the
+run's latencies are then inflated by work that is not the harness's.
+
 **Op support.** A processor with ``support: xnnpack`` emulates an accelerator that runs what
 XNNPACK takes, found by trial (:func:`~devices.host.workers.xnnpack_unsupported_ops`); other
 rule sets come from :func:`harness.opsupport.unsupported_ops`.
@@ -35,6 +59,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import os
 import statistics
 import threading
 import time
@@ -46,7 +71,8 @@ from typing import Any
 
 import numpy as np
 
-from devices.host.sensors import HostSensors
+from devices.host.profiles import ProfileCache, Timing
+from devices.host.sensors import HostSensors, cpu_model, read_text
 from devices.host.spec import ProcessorSpec, parse_device
 from devices.host.workers import (
     SliceRunner,
@@ -62,6 +88,9 @@ from harness.plan import ModelPlan, Subgraph
 from harness.runtime.api import Completion, DeviceInfo, Request, SensorSample
 
 log = logging.getLogger(__name__)
+
+#: other processes' average CPU use (in cores) above which close() warns that a run was disturbed
+FOREIGN_LOAD_LIMIT = 0.2
 
 #: a slice on a processor: (model, op set, processor)
 SliceKey = tuple[str, frozenset[int], str]
@@ -85,6 +114,13 @@ class HostDevice:
         self._liveness: dict[str, Liveness] = {}
         self._runners: dict[SliceKey, SliceRunner] = {}
         self._profiles: dict[SliceKey, int] = {}
+        #: slices of the plans given to load(): built before the clock, kept
+        self._planned: set[SliceKey] = set()
+        self._profile_store: ProfileCache | None = None
+        #: per processor: wall and worker-thread CPU ns of the subgraphs run (by its worker)
+        self._busy: dict[str, list[int]] = {s.name: [0, 0] for s in specs}
+        #: (monotonic s, machine busy CPU s, this process's CPU s) at the first start()
+        self._run_origin: tuple[float, float, float] | None = None
         self._xnnpack: dict[str, frozenset[int]] = {}
         self._jobs: dict[int, Job] = {}
         self._finished: OrderedDict[int, Tensors] = OrderedDict()
@@ -106,6 +142,10 @@ class HostDevice:
     def now_ns(self) -> int:
         """Nanoseconds since :attr:`t0_ns`."""
         return time.monotonic_ns() - self.t0_ns
+
+    def start_clock(self) -> None:
+        """Make this instant time 0 (call before the run's first arrival)."""
+        self.t0_ns = time.monotonic_ns()
 
     # -- Device protocol -------------------------------------------------------------------
 
@@ -130,21 +170,64 @@ class HostDevice:
             self._graphs[model] = graphs[model] if model in graphs else self.graph(model)
             self._liveness[model] = Liveness.of(self._graphs[model])
         keys = list(dict.fromkeys(_key(sg) for plan in plans.values() for sg in plan.subgraphs))
+        self._planned.update(keys)
         self._build(keys[: self.settings.eager_build_limit])
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """Median ns of the subgraph alone on its processor (from the disk cache if there)."""
         key = _key(subgraph)
         if key not in self._profiles:
-            self._build([key])
-            worker = self.workers[subgraph.processor]
-            self._profiles[key] = worker.call(lambda: self._time_slice(key))
+            self._profiles[key] = self._measure(key)
         return self._profiles[key]
+
+    def _measure(self, key: SliceKey) -> int:
+        """From the disk cache, else timed on the slice's worker (and stored if clean)."""
+        planned = key in self._planned
+        if planned:
+            self._build([key])
+        store = self._profiles_on_disk()
+        model_path, spec = self._model_path(key[0]), self.specs[key[2]]
+        if store is not None and (cached := store.get(model_path, key[1], spec)) is not None:
+            return cached
+        self._build([key])
+        timing = self._timed(key)
+        if not timing.clean:  # other work shared the core: once more, keep the cleaner one
+            timing = max(timing, self._timed(key), key=lambda t: t.cpu_share or 0.0)
+        if not timing.clean:
+            log.warning("%s: profiled while other work ran on its cores (thread ran %.0f%% of "
+                        "the time); used for this run only, not cached", _describe(key),
+                        100 * (timing.cpu_share or 0.0))
+        if not planned:
+            self._runners.pop(key, None)
+        if store is not None:
+            store.put(model_path, key[1], spec, timing)
+        return timing.median_ns
+
+    def _timed(self, key: SliceKey) -> Timing:
+        return self._worker(key[2]).call(lambda: self._time_slice(key))
+
+    @property
+    def profile_store(self) -> ProfileCache | None:
+        """The on-disk profile cache (with its hit and store counts), or ``None`` when
+        ``host.profile_cache`` is false."""
+        return self._profiles_on_disk()
+
+    def _profiles_on_disk(self) -> ProfileCache | None:
+        if not self.settings.profile_cache:
+            return None
+        if self._profile_store is None:
+            machine = {"litert_version": _litert_version(), "cpu_model": cpu_model()}
+            self._profile_store = ProfileCache(self.cache_dir / "profiles", self.settings,
+                                               machine)
+        return self._profile_store
 
     def start(
         self, job_id: int, request: Request, subgraph: Subgraph, now_ns: int,
         on_done: Callable[[Completion], None],
     ) -> None:
         worker = self._worker(subgraph.processor)
+        if self._run_origin is None:
+            self._run_origin = _cpu_clock()
         worker.post(lambda: self._run(job_id, request, subgraph, on_done))
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
@@ -156,12 +239,46 @@ class HostDevice:
             worker.call(lambda: None)
 
     def close(self) -> None:
-        """Stop the workers (each joined with ``host.join_timeout_s``); idempotent."""
+        """Stop the workers (each joined with ``host.join_timeout_s``); idempotent. Logs the
+        profile cache's use and warns about workers that did not have their cores."""
+        if self._profile_store is not None:
+            store = self._profile_store
+            log.info("host profiles: %d from %s, %d measured and stored", store.hits,
+                     store.root, store.stores)
         for name, worker in self.workers.items():
             if not worker.close(self.settings.join_timeout_s):
                 log.warning("host worker %s did not stop within %ss", name,
                             self.settings.join_timeout_s)
         self._runners.clear()
+        self._warn_contention()
+
+    def cpu_shares(self) -> dict[str, float | None]:
+        """Per processor: the share of its subgraphs' wall time its worker thread ran
+        (``None``: nothing run yet, or a multi-threaded interpreter, not judged)."""
+        return {
+            name: cpu / wall if wall and self.specs[name].threads == 1 else None
+            for name, (wall, cpu) in self._busy.items()
+        }
+
+    def foreign_load(self) -> float | None:
+        """Average CPU (in cores) that other processes used since the first :meth:`start`
+        (``None``: nothing started, or ``/proc/stat`` unreadable)."""
+        if self._run_origin is None:
+            return None
+        now = _cpu_clock()
+        wall = now[0] - self._run_origin[0]
+        if wall <= 0 or now[1] < 0 or self._run_origin[1] < 0:
+            return None
+        machine, own = now[1] - self._run_origin[1], now[2] - self._run_origin[2]
+        return max(0.0, (machine - own) / wall)
+
+    def _warn_contention(self) -> None:
+        foreign = self.foreign_load()
+        if foreign is not None and foreign > FOREIGN_LOAD_LIMIT:
+            shares = {n: f"{100 * v:.0f}%" for n, v in self.cpu_shares().items() if v is not None}
+            log.warning("other processes used %.2f cores on average during this run (workers "
+                        "had their cores %s of their busy time): its latencies are inflated",
+                        foreign, shares)
 
     def __enter__(self) -> HostDevice:
         return self
@@ -244,7 +361,7 @@ class HostDevice:
         on_done: Callable[[Completion], None],
     ) -> None:
         """Worker task: run one subgraph of one job and report it."""
-        start_ns = self.now_ns()
+        start_ns, cpu_ns = self.now_ns(), time.thread_time_ns()
         try:
             self._execute(job_id, request, subgraph)
             ok = True
@@ -253,7 +370,11 @@ class HostDevice:
             with self._lock:
                 self._jobs.pop(job_id, None)
             ok = False
-        on_done(Completion(job_id, request, subgraph, start_ns, self.now_ns(), ok))
+        end_ns = self.now_ns()
+        busy = self._busy[subgraph.processor]  # only this worker's thread writes it
+        busy[0] += end_ns - start_ns
+        busy[1] += time.thread_time_ns() - cpu_ns
+        on_done(Completion(job_id, request, subgraph, start_ns, end_ns, ok))
 
     def _execute(self, job_id: int, request: Request, subgraph: Subgraph) -> None:
         runner = self._runner(_key(subgraph))
@@ -294,20 +415,24 @@ class HostDevice:
             self._liveness[model] = Liveness.of(self.graph(model))
         return self._liveness[model]
 
-    def _time_slice(self, key: SliceKey) -> int:
-        """Median ns of the slice alone (warm-up, then ``profile_runs`` timed runs)."""
+    def _time_slice(self, key: SliceKey) -> Timing:
+        """The slice alone (call on its worker): ``warmup_runs`` untimed runs, then
+        ``profile_runs`` timed ones; their median, and the share of their wall time the
+        worker thread ran (judged for single-threaded interpreters only)."""
         runner = self._runner(key)
         rng = np.random.default_rng(self.settings.seed)
         tensors: Tensors = {t: random_input(*spec, rng) for t, spec in runner.input_specs.items()}
         inputs = dict(tensors)
-        samples = []
+        samples, cpu_ns = [], 0
         for i in range(self.settings.warmup_runs + self.settings.profile_runs):
-            t0 = time.perf_counter_ns()
+            t0, c0 = time.perf_counter_ns(), time.thread_time_ns()
             runner.run(tensors)
             if i >= self.settings.warmup_runs:
                 samples.append(time.perf_counter_ns() - t0)
+                cpu_ns += time.thread_time_ns() - c0
             tensors = dict(inputs)
-        return max(1, int(statistics.median(samples)))
+        share = min(1.0, cpu_ns / max(1, sum(samples))) if self.specs[key[2]].threads == 1 else None
+        return Timing(max(1, int(statistics.median(samples))), tuple(samples), share)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -381,6 +506,18 @@ def _ranges(ops: Iterable[int]) -> str:
         else:
             spans.append([i, i])
     return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+
+
+def _cpu_clock() -> tuple[float, float, float]:
+    """(monotonic s, CPU s the machine spent busy incl. steal, CPU s of this process);
+    the machine's figure is -1 when ``/proc/stat`` cannot be read."""
+    fields = (read_text(Path("/proc/stat")) or "").split("\n", 1)[0].split()
+    busy = -1.0
+    if len(fields) > 8 and fields[0] == "cpu":
+        user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+        busy = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    own = os.times()
+    return time.monotonic(), busy, own.user + own.system
 
 
 def _litert_version() -> str | None:

@@ -235,8 +235,8 @@ class SliceCache:
         if not sidecar.is_file():
             data, plan = self._slicer(Path(model_path)).build(ops)
             if data is not None:
-                _write_atomic(path, data)
-            _write_atomic(sidecar, json.dumps(_plan_dict(plan)).encode())
+                write_atomic(path, data)
+            write_atomic(sidecar, json.dumps(_plan_dict(plan)).encode())
         plan = _plan_from(json.loads(sidecar.read_text()))
         return Slice(None if plan.is_empty else path, plan.ops, plan.included_ops,
                      plan.input_tensors, plan.output_tensors)
@@ -358,7 +358,7 @@ def _plan_from(d: dict[str, list[int]]) -> SlicePlan:
                      tuple(d["output_tensors"]))
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     """Write through a temporary file so that a concurrent reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")

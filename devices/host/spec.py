@@ -17,8 +17,8 @@ Processor ``host:`` keys:
   default: every core this process may use.
 
 Device ``host:`` keys: ``profile_runs``, ``warmup_runs``, ``seed``, ``input_frames``,
-``eager_build_limit``,
-``keep_outputs``, ``join_timeout_s`` (see :class:`HostSettings`).
+``eager_build_limit``, ``keep_outputs``, ``join_timeout_s``, ``profile_cache`` (see
+:class:`HostSettings`).
 """
 
 from __future__ import annotations
@@ -79,10 +79,13 @@ class HostSettings:
     keep_outputs: int = 64
     #: how long close() waits for each worker thread, seconds
     join_timeout_s: float = 5.0
+    #: keep subgraph profiles on disk and reuse them (:mod:`devices.host.profiles`)
+    profile_cache: bool = True
 
 
 _PROCESSOR_KEYS = ("kernel", "threads", "cores")
 _MINIMUM = {"profile_runs": 1, "input_frames": 1}
+_FLAGS = ("profile_cache",)
 
 
 def available_cores() -> tuple[int, ...]:
@@ -106,7 +109,11 @@ def parse_settings(raw: Any) -> HostSettings:
     values = _mapping(raw, "device host settings", [f.name for f in fields(HostSettings)])
     out: dict[str, Any] = {}
     for f in fields(HostSettings):
-        if f.name in values:
+        if f.name not in values:
+            continue
+        if f.name in _FLAGS:
+            out[f.name] = _flag(values[f.name], f.name)
+        else:
             kind = float if f.name.endswith("_s") else int
             out[f.name] = _number(values[f.name], f.name, kind, _MINIMUM.get(f.name, 0))
     return HostSettings(**out)
@@ -154,6 +161,12 @@ def _number(value: Any, what: str, kind: type, minimum: float) -> Any:
     if value < minimum:
         raise UserError(f"{what} must be >= {minimum}, got {value!r}")
     return kind(value)
+
+
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise UserError(f"{what} must be true or false, got {value!r}")
+    return value
 
 
 def _cores(value: Any, available: Sequence[int], where: str) -> tuple[int, ...]:

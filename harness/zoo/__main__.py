@@ -5,8 +5,8 @@
 
 ``list`` prints the registry from the committed graph profiles (no TensorFlow needed).
 ``build`` builds the named models (all by default) into the ``.tflite`` cache, writes each
-model's JSON graph profile (by default over the committed one) and prints the same table for
-what it built. An unknown model name is a one-line error with exit code 2.
+model's JSON graph profile (into the cache dir unless ``--profiles`` names another) and prints
+the same table for what it built. An unknown model name is a one-line error with exit code 2.
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--cache", type=Path, default=zoo.DEFAULT_CACHE,
                        help=f"directory for the .tflite files (default: {zoo.DEFAULT_CACHE})")
     build.add_argument("--seed", type=int, default=0, help="weight seed (default: 0)")
-    build.add_argument("--profiles", type=Path, default=zoo.PROFILE_DIR,
-                       help="directory for the JSON graph profiles (default: the package's)")
+    build.add_argument("--profiles", type=Path, default=None,
+                       help="directory for the JSON graph profiles (default: the cache dir; "
+                            "pass the package's harness/zoo/profiles to update the committed "
+                            "ones: Keras names tensors by build order, so rebuilds differ)")
     build.add_argument("--verbose", action="store_true",
                        help="show TensorFlow's conversion output")
     return parser
@@ -116,7 +118,7 @@ def cmd_build(args: argparse.Namespace, console: Console) -> None:
         with _quiet(not args.verbose):
             path = zoo.build(name, args.cache, args.seed)
         graph = zoo.make_profile(name, path, args.seed)
-        graph.save(Path(args.profiles) / f"{name}.json")
+        graph.save(Path(args.profiles or args.cache) / f"{name}.json")
         seconds[name] = time.perf_counter() - start
         console.print(f"built {name}: {path} ({graph.num_ops} ops, {seconds[name]:.0f} s)")
         graphs.append(graph)

@@ -19,10 +19,10 @@ from omegaconf import DictConfig
 
 from harness.config import RunConf, register, to_object
 from harness.errors import cli_guard
+from harness.hydra_app import check_overrides
 
 #: the shell's code for a run ended by Ctrl-C (128 + SIGINT)
 EXIT_INTERRUPTED = 130
-from harness.hydra_app import check_overrides
 
 register()
 

@@ -35,6 +35,7 @@ from harness.config import DeviceBackend, DeviceConf, ProcessorConf, SupportRule
 from harness.plan import ModelPlan, ProcessorKind, Subgraph
 from harness.results import load_run
 from harness.runtime.api import Completion, Request
+from tests.test_cli import assert_user_error
 
 ROOT = Path(__file__).resolve().parents[1]
 #: FRS model name -> the tiny model standing in for it
@@ -142,12 +143,7 @@ def test_bad_host_setting_is_one_line_and_exit_2(
 ) -> None:
     proc = subprocess.run(harness_args(zoo_dir, tmp_path, "run=[tflite]", override), cwd=ROOT,
                           capture_output=True, text=True, timeout=WAIT_S, check=False)
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    for needle in needles:
-        assert needle in lines[0]
+    assert_user_error(proc, *needles)
 
 
 # -- the profile cache -----------------------------------------------------------------------

@@ -34,6 +34,7 @@ from harness.runtime.api import (
     SchedulerView,
     SensorSample,
 )
+from harness.traffic import Traffic
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,3 +238,26 @@ class _JobRecord:
 
 
 JobRecord = _JobRecord
+
+
+def settle(
+    runtime: Runtime, traffic: Traffic, now_ns: int, dispatch: Callable[[list[Start]], None]
+) -> None:
+    """Let every event of this instant in, then decide until nothing changes: closed-loop
+    clients issue their next request when one of theirs ended (or was dropped), and those
+    requests join the queue before the policy decides (shared by every driver)."""
+    while True:
+        release(runtime, traffic, now_ns)
+        dispatch(runtime.decide(now_ns))
+        if not runtime.ended:
+            return
+
+
+def release(runtime: Runtime, traffic: Traffic, now_ns: int) -> None:
+    """Tell traffic which requests ended; requests due now arrive."""
+    ended = runtime.ended[:]
+    runtime.ended.clear()
+    for request, status in ended:
+        traffic.on_done(request, now_ns, dropped=status == "dropped")
+    for request in traffic.pop_due(now_ns):
+        runtime.arrive(request, now_ns)

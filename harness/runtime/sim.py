@@ -16,7 +16,7 @@ import simpy
 from adms.monitor import ProcessorMonitor
 from devices.base import Device
 from harness.runtime.api import Completion
-from harness.runtime.core import Runtime, Start
+from harness.runtime.core import Runtime, Start, settle
 from harness.traffic import Traffic
 
 
@@ -95,20 +95,6 @@ class SimDriver:
             self.device.start(s.job_id, s.request, s.subgraph, now, self._on_done)
 
     def _settle(self, now: int) -> None:
-        """Let every event of this instant in, then decide until nothing changes: closed-loop
-        clients issue their next request when one of theirs ended (or was dropped)."""
-        while True:
-            self._release(now)
-            self._dispatch(self.runtime.decide(now))
-            if not self.runtime.ended:
-                return
-
-    def _release(self, now: int) -> None:
-        ended = self.runtime.ended[:]
-        self.runtime.ended.clear()
-        for request, status in ended:
-            self.traffic.on_done(request, now, dropped=status == "dropped")
-        for request in self.traffic.pop_due(now):
-            self.runtime.arrive(request, now)
+        settle(self.runtime, self.traffic, now, self._dispatch)
         if self.traffic.next_arrival_ns() is not None and not self._wake.triggered:
-            self._wake.succeed()
+            self._wake.succeed()  # a client waiting out a drop: the arrival process must wake

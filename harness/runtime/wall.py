@@ -14,7 +14,7 @@ from collections.abc import Callable
 from adms.monitor import ProcessorMonitor
 from devices.base import Device
 from harness.runtime.api import Completion
-from harness.runtime.core import Runtime, Start
+from harness.runtime.core import Runtime, Start, settle
 from harness.traffic import Traffic
 
 
@@ -85,17 +85,4 @@ class WallDriver:
             self.device.start(s.job_id, s.request, s.subgraph, now, self._events.put)
 
     def _settle(self, now: int) -> None:
-        """Release closed-loop successors of ended requests, then decide, until stable."""
-        while True:
-            self._release(now)
-            self._dispatch(self.runtime.decide(now))
-            if not self.runtime.ended:
-                return
-
-    def _release(self, now: int) -> None:
-        ended = self.runtime.ended[:]
-        self.runtime.ended.clear()
-        for request, status in ended:
-            self.traffic.on_done(request, now, dropped=status == "dropped")
-        for request in self.traffic.pop_due(now):
-            self.runtime.arrive(request, now)
+        settle(self.runtime, self.traffic, now, self._dispatch)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from adms.monitor import ProcessorMonitor
 from devices.host.device import HostDevice
 from devices.host.sensors import HostSensors
 from devices.host.spec import available_cores
@@ -119,6 +120,23 @@ def test_slices_versus_whole_model(benchmark: Any, device: HostDevice, parts: in
 
 
 def test_one_sensor_read(benchmark: Any) -> None:
-    sensors = HostSensors(Path("/"), {"cpu": [0], "xnn": available_cores()[-1:]})
+    sensors = HostSensors(Path("/"), {"cpu": [0], "gpu": available_cores()[-1:]})
     samples = benchmark(sensors.read, 0)
     assert len(samples) == 2
+
+
+def test_monitor_read_from_cache(benchmark: Any) -> None:
+    """The Processor Monitor's cached read (goal: under 10 us) over the real host sensors."""
+    sensors = HostSensors(Path("/"), {"cpu": [0], "gpu": available_cores()[-1:]})
+    monitor = ProcessorMonitor(sensors.read, refresh_ns=10**12)
+    monitor.get(0)
+    latest = benchmark(monitor.get, 1)
+    assert set(latest) == {"cpu", "gpu"} and monitor.reads == 1
+
+
+def test_monitor_refresh(benchmark: Any) -> None:
+    """One monitor refresh: a real read of /proc and sysfs for every processor."""
+    sensors = HostSensors(Path("/"), {"cpu": [0], "gpu": available_cores()[-1:]})
+    monitor = ProcessorMonitor(sensors.read, refresh_ns=10**12)
+    latest = benchmark(monitor.refresh, 0)
+    assert set(latest) == {"cpu", "gpu"}

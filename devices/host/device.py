@@ -10,9 +10,9 @@ original model's tensor numbering; a slice reads its inputs from them and writes
 back (copies, as between processors). A model input is seeded random data: request ``r`` gets
 frame ``r % host.input_frames``, drawn once (seed ``host.seed``, frame, tensor index) and kept,
 so that drawing random numbers (~0.3 ms for 64 KB) is not counted as the processor's work.
-After each subgraph the device drops the tensors that no op still to run reads (it tracks
-the ops each job has run, so this holds for any plan); when a job has run every op, its model
-outputs move to a small table readable through :meth:`HostDevice.outputs`.
+After each subgraph the device drops the tensors that no op still to run reads; when a job has
+run every op, its model outputs move to a small table readable through
+:meth:`HostDevice.outputs` (:mod:`devices.host.jobs`).
 
 **Time.** ``now_ns`` is ``time.monotonic_ns() - t0_ns``, where :attr:`HostDevice.t0_ns` is
 set at construction and again by :meth:`HostDevice.start_clock`, which the experiment calls
@@ -31,24 +31,18 @@ first :meth:`start`. A slice that cannot be built is a :class:`UserError` naming
 
 **Profiles.** :meth:`HostDevice.profile` times a slice alone on its processor's worker
 (``host.warmup_runs`` untimed runs, then the median of ``host.profile_runs``). Measurements
-persist on disk (:class:`~devices.host.profiles.ProfileCache`, under
-``<cache_dir>/profiles``, keyed by model sha256, op set, kernel, threads, cores, run counts,
-seed, LiteRT version and CPU model) unless ``host.profile_cache`` is false, so every baseline
-of a run, and every later run, starts from the same numbers and profiles each subgraph once.
+persist on disk (:class:`~devices.host.profiles.ProfileCache`, under ``<cache_dir>/profiles``,
+keyed by all that changes them) unless ``host.profile_cache`` is false, so every baseline of a
+run, and every later run, starts from the same numbers and profiles each subgraph once.
 A slice of a loaded plan is built before the clock starts whether or not its profile is
 cached; one that is only profiled (a window tuner's candidate) is dropped after timing, so
 that candidates' interpreters (each holding its slice's weights) do not pile up.
 
-**Contention.** This machine may be shared, and another process on a worker's core slows
-every subgraph there. A single-threaded interpreter runs on its worker thread, so the
-thread's CPU time over the wall time it spent running subgraphs says how much of that time it
-actually had the core. Profiles judge each measurement so (a contended one is retried once,
-and never cached: :mod:`devices.host.profiles`). During a run each worker adds up the same two
-times (:meth:`HostDevice.cpu_shares`; here waits for the GIL and this process's own scheduler
-thread count too), and the device notes the CPU time the whole machine and this process used
-from the first :meth:`start` on; :meth:`HostDevice.close` warns when other processes used
-more than ``FOREIGN_LOAD_LIMIT`` cores on average (:meth:`HostDevice.foreign_load`): the
-run's latencies are then inflated by work that is not the harness's.
+**Contention.** This machine may be shared. Each worker adds up the wall and thread CPU time
+of the subgraphs it runs (:meth:`HostDevice.cpu_shares`), and the device notes the CPU time
+the whole machine and this process used from the first :meth:`start` on;
+:meth:`HostDevice.close` warns when other processes used more than ``FOREIGN_LOAD_LIMIT``
+cores on average (:meth:`HostDevice.foreign_load`; :mod:`devices.host.contention`).
 
 **Op support.** A processor with ``support: xnnpack`` emulates an accelerator that runs what
 XNNPACK takes, found by trial (:func:`~devices.host.workers.xnnpack_unsupported_ops`); other
@@ -59,28 +53,25 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
-import os
-import statistics
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from devices.host.profiles import ProfileCache, Timing
-from devices.host.sensors import HostSensors, cpu_model, read_text
+from devices.host.contention import FOREIGN_LOAD_LIMIT as FOREIGN_LOAD_LIMIT
+from devices.host.contention import ContentionMonitor
+from devices.host.jobs import InputFrames, JobTable, Liveness
+from devices.host.jobs import Job as Job
+from devices.host.jobs import Tensors as Tensors
+from devices.host.profiles import ProfileCache, Timing, time_slice
+from devices.host.sensors import HostSensors, cpu_model
+from devices.host.slicekey import SliceKey as SliceKey
+from devices.host.slicekey import describe_slice, slice_key
 from devices.host.spec import ProcessorSpec, parse_device
-from devices.host.workers import (
-    SliceRunner,
-    Worker,
-    random_input,
-    request_input,
-    xnnpack_unsupported_ops,
-)
+from devices.host.workers import SliceRunner, Worker, xnnpack_unsupported_ops
 from harness.config import DeviceConf, ProcessorConf, SupportRules
 from harness.errors import UserError
 from harness.graph import ModelGraph
@@ -88,13 +79,6 @@ from harness.plan import ModelPlan, Subgraph
 from harness.runtime.api import Completion, DeviceInfo, Request, SensorSample
 
 log = logging.getLogger(__name__)
-
-#: other processes' average CPU use (in cores) above which close() warns that a run was disturbed
-FOREIGN_LOAD_LIMIT = 0.2
-
-#: a slice on a processor: (model, op set, processor)
-SliceKey = tuple[str, frozenset[int], str]
-Tensors = dict[int, np.ndarray]
 
 
 class HostDevice:
@@ -117,15 +101,11 @@ class HostDevice:
         #: slices of the plans given to load(): built before the clock, kept
         self._planned: set[SliceKey] = set()
         self._profile_store: ProfileCache | None = None
-        #: per processor: wall and worker-thread CPU ns of the subgraphs run (by its worker)
-        self._busy: dict[str, list[int]] = {s.name: [0, 0] for s in specs}
-        #: (monotonic s, machine busy CPU s, this process's CPU s) at the first start()
-        self._run_origin: tuple[float, float, float] | None = None
+        #: subgraphs' wall and worker CPU time, and machine CPU time from the first start()
+        self._contention = ContentionMonitor({s.name: s.threads for s in specs})
         self._xnnpack: dict[str, frozenset[int]] = {}
-        self._jobs: dict[int, Job] = {}
-        self._finished: OrderedDict[int, Tensors] = OrderedDict()
-        self._frames: dict[tuple[str, int, int], np.ndarray] = {}
-        self._lock = threading.Lock()
+        self._jobs = JobTable(self.settings.keep_outputs)
+        self._frames = InputFrames(self.settings.seed, self.settings.input_frames)
         self._slice_lock = threading.Lock()
         self._slicer: Any = None
         self.workers: dict[str, Worker] = {}
@@ -169,13 +149,14 @@ class HostDevice:
         for model in plans:
             self._graphs[model] = graphs[model] if model in graphs else self.graph(model)
             self._liveness[model] = Liveness.of(self._graphs[model])
-        keys = list(dict.fromkeys(_key(sg) for plan in plans.values() for sg in plan.subgraphs))
+        subgraphs = [sg for plan in plans.values() for sg in plan.subgraphs]
+        keys = list(dict.fromkeys(slice_key(sg) for sg in subgraphs))
         self._planned.update(keys)
         self._build(keys[: self.settings.eager_build_limit])
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """Median ns of the subgraph alone on its processor (from the disk cache if there)."""
-        key = _key(subgraph)
+        key = slice_key(subgraph)
         if key not in self._profiles:
             self._profiles[key] = self._measure(key)
         return self._profiles[key]
@@ -195,7 +176,7 @@ class HostDevice:
             timing = max(timing, self._timed(key), key=lambda t: t.cpu_share or 0.0)
         if not timing.clean:
             log.warning("%s: profiled while other work ran on its cores (thread ran %.0f%% of "
-                        "the time); used for this run only, not cached", _describe(key),
+                        "the time); used for this run only, not cached", describe_slice(key),
                         100 * (timing.cpu_share or 0.0))
         if not planned:
             self._runners.pop(key, None)
@@ -226,8 +207,7 @@ class HostDevice:
         on_done: Callable[[Completion], None],
     ) -> None:
         worker = self._worker(subgraph.processor)
-        if self._run_origin is None:
-            self._run_origin = _cpu_clock()
+        self._contention.mark_start()
         worker.post(lambda: self._run(job_id, request, subgraph, on_done))
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
@@ -255,30 +235,15 @@ class HostDevice:
     def cpu_shares(self) -> dict[str, float | None]:
         """Per processor: the share of its subgraphs' wall time its worker thread ran
         (``None``: nothing run yet, or a multi-threaded interpreter, not judged)."""
-        return {
-            name: cpu / wall if wall and self.specs[name].threads == 1 else None
-            for name, (wall, cpu) in self._busy.items()
-        }
+        return self._contention.cpu_shares()
 
     def foreign_load(self) -> float | None:
         """Average CPU (in cores) that other processes used since the first :meth:`start`
         (``None``: nothing started, or ``/proc/stat`` unreadable)."""
-        if self._run_origin is None:
-            return None
-        now = _cpu_clock()
-        wall = now[0] - self._run_origin[0]
-        if wall <= 0 or now[1] < 0 or self._run_origin[1] < 0:
-            return None
-        machine, own = now[1] - self._run_origin[1], now[2] - self._run_origin[2]
-        return max(0.0, (machine - own) / wall)
+        return self._contention.foreign_load()
 
     def _warn_contention(self) -> None:
-        foreign = self.foreign_load()
-        if foreign is not None and foreign > FOREIGN_LOAD_LIMIT:
-            shares = {n: f"{100 * v:.0f}%" for n, v in self.cpu_shares().items() if v is not None}
-            log.warning("other processes used %.2f cores on average during this run (workers "
-                        "had their cores %s of their busy time): its latencies are inflated",
-                        foreign, shares)
+        self._contention.warn()
 
     def __enter__(self) -> HostDevice:
         return self
@@ -313,10 +278,7 @@ class HostDevice:
 
     def outputs(self, job_id: int) -> dict[int, np.ndarray]:
         """Model outputs (original tensor index -> array) of a recently finished job."""
-        with self._lock:
-            if job_id not in self._finished:
-                raise KeyError(f"job {job_id} has not finished or is no longer kept")
-            return dict(self._finished[job_id])
+        return self._jobs.outputs(job_id)
 
     # -- building --------------------------------------------------------------------------
 
@@ -328,7 +290,7 @@ class HostDevice:
             try:
                 self._runners[key] = future.result()
             except Exception as exc:
-                raise UserError(f"cannot build {_describe(key)}: {exc}") from None
+                raise UserError(f"cannot build {describe_slice(key)}: {exc}") from None
 
     def _builder(self, key: SliceKey) -> Callable[[], SliceRunner]:
         model, ops, proc = key
@@ -336,7 +298,7 @@ class HostDevice:
             with self._slice_lock:
                 piece = self._slice_cache().slice(self._model_path(model), ops)
         except Exception as exc:
-            raise UserError(f"cannot slice {_describe(key)}: {exc}") from None
+            raise UserError(f"cannot slice {describe_slice(key)}: {exc}") from None
         spec = self.specs[proc]
         return lambda: SliceRunner(Path(piece.path), piece.input_tensors, piece.output_tensors,
                                    spec.kernel, spec.threads)
@@ -366,49 +328,23 @@ class HostDevice:
             self._execute(job_id, request, subgraph)
             ok = True
         except Exception:
-            log.exception("job %d: %s failed", job_id, _describe(_key(subgraph)))
-            with self._lock:
-                self._jobs.pop(job_id, None)
+            log.exception("job %d: %s failed", job_id, describe_slice(slice_key(subgraph)))
+            self._jobs.drop(job_id)
             ok = False
         end_ns = self.now_ns()
-        busy = self._busy[subgraph.processor]  # only this worker's thread writes it
-        busy[0] += end_ns - start_ns
-        busy[1] += time.thread_time_ns() - cpu_ns
+        self._contention.add(subgraph.processor, end_ns - start_ns, time.thread_time_ns() - cpu_ns)
         on_done(Completion(job_id, request, subgraph, start_ns, end_ns, ok))
 
     def _execute(self, job_id: int, request: Request, subgraph: Subgraph) -> None:
-        runner = self._runner(_key(subgraph))
-        with self._lock:
-            job = self._jobs.setdefault(job_id, Job())
-        self._fill_model_inputs(job.tensors, runner, request)
+        runner = self._runner(slice_key(subgraph))
+        job = self._jobs.job(job_id)
+        self._frames.fill(job.tensors, runner, request, self.graph(request.model).inputs)
         runner.run(job.tensors)
         self._retire(job_id, job, subgraph)
 
-    def _fill_model_inputs(self, tensors: Tensors, runner: SliceRunner, request: Request) -> None:
-        model_inputs = self.graph(request.model).inputs
-        for t in runner.inputs:
-            if t not in tensors and t in model_inputs:
-                tensors[t] = self._frame(request, t, runner)
-
-    def _frame(self, request: Request, tensor: int, runner: SliceRunner) -> np.ndarray:
-        """Input data of a request: frame ``request_id % input_frames``, made once."""
-        key = (request.model, tensor, request.request_id % self.settings.input_frames)
-        if key not in self._frames:
-            shape, dtype = runner.input_specs[tensor]
-            self._frames[key] = request_input(self.settings.seed, key[2], tensor, shape, dtype)
-        return self._frames[key]
-
     def _retire(self, job_id: int, job: Job, subgraph: Subgraph) -> None:
         """Drop the tensors no op still to run reads; a finished job keeps its outputs."""
-        live = self._live(subgraph.model)
-        job.done.update(subgraph.ops)
-        for t in [t for t in job.tensors if not live.needed(t, job.done)]:
-            del job.tensors[t]
-        if len(job.done) == live.num_ops:
-            with self._lock:
-                self._finished[job_id] = self._jobs.pop(job_id).tensors
-                while len(self._finished) > self.settings.keep_outputs:
-                    self._finished.popitem(last=False)
+        self._jobs.retire(job_id, job, subgraph.ops, self._live(subgraph.model))
 
     def _live(self, model: str) -> Liveness:
         if model not in self._liveness:
@@ -416,23 +352,10 @@ class HostDevice:
         return self._liveness[model]
 
     def _time_slice(self, key: SliceKey) -> Timing:
-        """The slice alone (call on its worker): ``warmup_runs`` untimed runs, then
-        ``profile_runs`` timed ones; their median, and the share of their wall time the
-        worker thread ran (judged for single-threaded interpreters only)."""
-        runner = self._runner(key)
-        rng = np.random.default_rng(self.settings.seed)
-        tensors: Tensors = {t: random_input(*spec, rng) for t, spec in runner.input_specs.items()}
-        inputs = dict(tensors)
-        samples, cpu_ns = [], 0
-        for i in range(self.settings.warmup_runs + self.settings.profile_runs):
-            t0, c0 = time.perf_counter_ns(), time.thread_time_ns()
-            runner.run(tensors)
-            if i >= self.settings.warmup_runs:
-                samples.append(time.perf_counter_ns() - t0)
-                cpu_ns += time.thread_time_ns() - c0
-            tensors = dict(inputs)
-        share = min(1.0, cpu_ns / max(1, sum(samples))) if self.specs[key[2]].threads == 1 else None
-        return Timing(max(1, int(statistics.median(samples))), tuple(samples), share)
+        """The slice alone, timed (call on its worker): see
+        :func:`~devices.host.profiles.time_slice`."""
+        judged = self.specs[key[2]].threads == 1
+        return time_slice(self._runner(key), self.settings, judged)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -448,41 +371,6 @@ class HostDevice:
         return self.model_paths[model]
 
 
-@dataclass(slots=True)
-class Job:
-    """What the device keeps of a running job: its live tensors and the ops it has run."""
-
-    tensors: Tensors = field(default_factory=dict)
-    done: set[int] = field(default_factory=set)
-
-
-@dataclass(frozen=True, slots=True)
-class Liveness:
-    """Which ops of a model read each tensor: a tensor is live while one of them is to run."""
-
-    num_ops: int
-    readers: Mapping[int, frozenset[int]]
-    outputs: frozenset[int]
-
-    @classmethod
-    def of(cls, graph: ModelGraph) -> Liveness:
-        readers: dict[int, set[int]] = {}
-        for op in graph.ops:
-            for t in op.inputs:
-                readers.setdefault(t, set()).add(op.index)
-        frozen = {t: frozenset(ops) for t, ops in readers.items()}
-        return cls(graph.num_ops, frozen, frozenset(graph.outputs))
-
-    def needed(self, tensor: int, done: set[int]) -> bool:
-        return tensor in self.outputs or not self.readers.get(tensor, frozenset()) <= done
-
-
-def _key(subgraph: Subgraph) -> SliceKey:
-    return (subgraph.model, subgraph.ops, subgraph.processor)
-
-
-
-
 def _adjust_by_kind(ops: frozenset[int], graph: ModelGraph, conf: ProcessorConf) -> frozenset[int]:
     """Apply ``reject_ops`` (added) and ``accept_ops`` (removed; reject wins) by op kind."""
     reject, accept = set(conf.reject_ops), set(conf.accept_ops) - set(conf.reject_ops)
@@ -490,34 +378,6 @@ def _adjust_by_kind(ops: frozenset[int], graph: ModelGraph, conf: ProcessorConf)
         op.index for op in graph.ops
         if op.kind in reject or (op.index in ops and op.kind not in accept)
     )
-
-
-def _describe(key: SliceKey) -> str:
-    model, ops, proc = key
-    return f"slice of model {model!r} ops {_ranges(ops)} on processor {proc!r}"
-
-
-def _ranges(ops: Iterable[int]) -> str:
-    """``{0,1,2,5}`` -> ``0-2,5``."""
-    spans: list[list[int]] = []
-    for i in sorted(ops):
-        if spans and i == spans[-1][1] + 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
-
-
-def _cpu_clock() -> tuple[float, float, float]:
-    """(monotonic s, CPU s the machine spent busy incl. steal, CPU s of this process);
-    the machine's figure is -1 when ``/proc/stat`` cannot be read."""
-    fields = (read_text(Path("/proc/stat")) or "").split("\n", 1)[0].split()
-    busy = -1.0
-    if len(fields) > 8 and fields[0] == "cpu":
-        user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
-        busy = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-    own = os.times()
-    return time.monotonic(), busy, own.user + own.system
 
 
 def _litert_version() -> str | None:

@@ -1,10 +1,11 @@
 """A persistent on-disk cache of host subgraph profiles (median latency of a slice alone).
 
 Profiling a subgraph means building its interpreter, ``host.warmup_runs`` untimed runs and
-``host.profile_runs`` timed ones. A scenario's baselines profile many of the same subgraphs
-(Band's and ADMS's plans share most of theirs; ADMS's window tuner profiles every candidate
-plan), and every run profiles them again. This cache keeps each measurement on disk so that
-it is made once per machine, and every baseline of a run starts from the same numbers.
+``host.profile_runs`` timed ones (:func:`time_slice`, on the slice's worker). A scenario's
+baselines profile many of the same subgraphs (Band's and ADMS's plans share most of theirs;
+ADMS's window tuner profiles every candidate plan), and every run profiles them again. This
+cache keeps each measurement on disk so that it is made once per machine, and every baseline
+of a run starts from the same numbers.
 
 An entry is keyed by everything that changes the measurement:
 
@@ -33,14 +34,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import statistics
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from devices.host.slicing import write_atomic
 from devices.host.spec import HostSettings, ProcessorSpec
+from devices.host.workers import SliceRunner, random_input
 from harness.tflite_io import sha256_file
 
 #: bump when the meaning of a cached number changes
@@ -65,6 +70,25 @@ class Timing:
     def clean(self) -> bool:
         """Not visibly slowed down by other work on the worker's cores."""
         return self.cpu_share is None or self.cpu_share >= CLEAN_CPU_SHARE
+
+
+def time_slice(runner: SliceRunner, settings: HostSettings, judged: bool) -> Timing:
+    """The slice alone (call on its worker): ``warmup_runs`` untimed runs, then
+    ``profile_runs`` timed ones; their median, and the share of their wall time the
+    worker thread ran (if ``judged``: for single-threaded interpreters only)."""
+    rng = np.random.default_rng(settings.seed)
+    tensors = {t: random_input(*spec, rng) for t, spec in runner.input_specs.items()}
+    inputs = dict(tensors)
+    samples, cpu_ns = [], 0
+    for i in range(settings.warmup_runs + settings.profile_runs):
+        t0, c0 = time.perf_counter_ns(), time.thread_time_ns()
+        runner.run(tensors)
+        if i >= settings.warmup_runs:
+            samples.append(time.perf_counter_ns() - t0)
+            cpu_ns += time.thread_time_ns() - c0
+        tensors = dict(inputs)
+    share = min(1.0, cpu_ns / max(1, sum(samples))) if judged else None
+    return Timing(max(1, int(statistics.median(samples))), tuple(samples), share)
 
 
 class ProfileCache:

@@ -184,6 +184,17 @@ def profile_all(device: Device, plans: Mapping[str, ModelPlan]) -> dict[tuple[st
     }
 
 
+def prepare_plans(
+    policy: Policy, session: DeviceSession, models: Models
+) -> tuple[dict[str, ModelPlan], dict[tuple[str, int], int]]:
+    """Plan every model with ``policy``, load the plans on the device, profile each subgraph.
+    The device runs the plans it loaded last."""
+    processors = session.device.describe().processors
+    plans = plan_all(policy, models, processors, session.unsupported)
+    session.device.load(models.graphs, plans)
+    return plans, profile_all(session.device, plans)
+
+
 def slo_budgets(cfg: RunConf, session: DeviceSession, models: Models) -> dict[str, int]:
     """SLO per model = ``slo_multiplier`` x the model's latency alone under vanilla TFLite
     on its configured processor (the paper's Section 4.5 uses the worst single-inference
@@ -195,10 +206,7 @@ def slo_budgets(cfg: RunConf, session: DeviceSession, models: Models) -> dict[st
         return {}
     tflite = make_policy("tflite", cfg.baselines, session.device.profile, cfg.device.name,
                          device=cfg.device)
-    processors = session.device.describe().processors
-    plans = plan_all(tflite, models, processors, session.unsupported)
-    session.device.load(models.graphs, plans)
-    profile = profile_all(session.device, plans)
+    plans, profile = prepare_plans(tflite, session, models)
     alone = {m: sum(profile[(m, sg.index)] for sg in p.subgraphs) for m, p in plans.items()}
     return {m: int(mult * ns) for m, ns in alone.items()}
 
@@ -223,13 +231,11 @@ def _run_on(
 ) -> dict[str, Any]:
     device = session.device
     info = device.describe()
+    slo = slo_budgets(cfg, session, models)  # before the baseline's plans: they load last
     policy = make_policy(name, cfg.baselines, device.profile, cfg.device.name, cache_dir,
                          device=cfg.device)
-    plans = plan_all(policy, models, info.processors, session.unsupported)
-    device.load(models.graphs, plans)
-    profile = profile_all(device, plans)
+    plans, profile = prepare_plans(policy, session, models)
     policy.prepare(plans, profile)
-    slo = slo_budgets(cfg, session, models)
     traffic = Traffic(cfg.scenario, slo, rngs["traffic"])
     monitor = ProcessorMonitor(
         device.read_sensors, int(cfg.baselines.adms.monitor_interval_ms * NS_PER_MS),

@@ -388,3 +388,26 @@ def test_adb_backend_without_built_models_says_not_implemented(tmp_path: Path) -
             run_baseline(cfg, "tflite", load_models(cfg), recorder, lambda _ns: None, None)
     finally:
         recorder.close()
+
+
+def test_the_baselines_plans_are_the_last_the_device_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With SLOs, TFLite plans are profiled for the SLO base; the device must still end up
+    holding the baseline's own plans (the twin tracks where a job's tensors live by plan)."""
+    loaded: list[int] = []
+    real_load = TwinDevice.load
+
+    def recording_load(self: TwinDevice, graphs: Any, plans: Any) -> None:
+        loaded.append(max(p.num_units for p in plans.values()))
+        real_load(self, graphs, plans)
+
+    monkeypatch.setattr(TwinDevice, "load", recording_load)
+    cfg = compose_run("scenario=frs", "scenario.slo_multiplier=1.0", *SHORT)
+    recorder = RunRecorder(tmp_path / "run")
+    try:
+        facts = run_baseline(cfg, "adms", load_models(cfg), recorder, lambda _ns: None, None)
+    finally:
+        recorder.close()
+    assert len(loaded) == 2 and loaded[0] == 1  # the TFLite plans: one unit on the GPU
+    assert loaded[-1] == max(c.unit for c in facts["plans"].values()) > 1

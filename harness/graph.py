@@ -168,10 +168,10 @@ class ModelGraph:
 
     @property
     def is_quantized(self) -> bool:
-        """True when the model computes in 8-bit integers (its first op's input is q8)."""
-        return any(
-            self.tensors[i].dtype in ("int8", "uint8") for i in self.inputs
-        ) or any(op.kind == "QUANTIZE" for op in self.ops[:1])
+        """True when the model computes in 8-bit integers: its inputs are 8-bit, or its first
+        op quantizes a float input."""
+        q8_inputs = any(self.tensors[i].dtype in ("int8", "uint8") for i in self.inputs)
+        return q8_inputs or (bool(self.ops) and self.ops[0].kind == "QUANTIZE")
 
     # -- JSON profile ----------------------------------------------------------------------
 

@@ -36,7 +36,6 @@ KIND_MEANING = {
     "twin": "SIMULATION (digital twin)",
     "host": "THIS MACHINE (real measurements)",
     "adb": "PHONE over adb (real measurements)",
-    "synthetic": "SYNTHETIC rows (made up to exercise the code, not a measurement)",
 }
 REFERENCE = "tflite"
 #: console width when printing to a file or pipe

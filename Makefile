@@ -20,7 +20,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy harness devices baselines adms
+	$(BIN)/mypy harness devices baselines adms tests
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m benchmark --benchmark-enable -p no:randomly

@@ -1,1 +1,8 @@
-"""ADMS: Model Analyzer (window-sized subgraphs), Processor Monitor and priority Scheduler."""
+"""ADMS, the system under study: its Model Analyzer (:mod:`.analyzer`: Band's procedure with a
+window size per processor, chosen by :mod:`.tuner`), its Processor Monitor (:mod:`.monitor`)
+and its priority Scheduler (:mod:`.scheduler`, over :mod:`.chains`), tied together by
+:class:`~adms.policy.AdmsPolicy`; its config is :mod:`.config`."""
+
+from adms.policy import AdmsPolicy
+
+__all__ = ["AdmsPolicy"]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from harness.plan import ModelPlan, Subgraph
+from harness.seams.plan import ModelPlan, Subgraph
 
 #: remaining latency of a unit no chain reaches (an invalid plan), ns
 UNREACHABLE_NS = 2**62

@@ -1,53 +1,37 @@
-"""The Processor Monitor (paper Section 3.3): cached reads of every processor's state.
+"""ADMS's Processor Monitor (paper Section 3.3): what the scheduler makes of the readings.
 
-Reading sensors is slow on a phone (the paper measured 40-50 ms per uncached read of the
-sysfs files, ~10 ms with its cache), so the monitor keeps the latest reading and reads the
-device again only when the cache is older than ``refresh_ns``. Each real read is handed to
-``on_sample`` (the recorder writes it into ``sensors.parquet``), so the trace shows exactly
-what the scheduler could have known.
+The readings themselves (temperature, frequency, load, power per processor) come from the
+harness's sensor cache (:mod:`harness.runtime.sensors`), refreshed at one interval for every
+baseline, and reach the scheduler as :attr:`~harness.seams.view.ProcessorView.state`. Here is
+how ADMS reads them: which processors are too hot for new work, how loaded each one is
+(``B_cur / B_max`` of eq. 3), and which idle processor to offer work to first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from harness.runtime.api import SensorSample
-
-Reader = Callable[[int], tuple[SensorSample, ...]]
+from harness.seams.records import SensorSample
+from harness.seams.view import ProcessorView
 
 
-class ProcessorMonitor:
-    """Latest sensor sample per processor, refreshed at most every ``refresh_ns``."""
+def near_throttle(state: SensorSample | None, margin_c: float) -> bool:
+    """Throttled, or within ``margin_c`` of the throttling temperature (unknown: False)."""
+    if state is None:
+        return False
+    if state.throttled:
+        return True
+    if state.temperature_c is None or state.throttle_temperature_c is None:
+        return False
+    return state.temperature_c >= state.throttle_temperature_c - margin_c
 
-    def __init__(
-        self,
-        read: Reader,
-        refresh_ns: int,
-        on_sample: Callable[[SensorSample], None] | None = None,
-    ) -> None:
-        if refresh_ns <= 0:
-            raise ValueError(f"refresh_ns must be positive, got {refresh_ns}")
-        self._read = read
-        self.refresh_ns = refresh_ns
-        self._on_sample = on_sample
-        self._latest: dict[str, SensorSample] = {}
-        self._read_at_ns: int | None = None
-        #: number of real device reads (cache misses)
-        self.reads = 0
 
-    def get(self, now_ns: int) -> dict[str, SensorSample]:
-        """Samples by processor name, read again only when the cache is stale."""
-        if self._read_at_ns is None or now_ns - self._read_at_ns >= self.refresh_ns:
-            self.refresh(now_ns)
-        return self._latest
+def load_fraction(proc: ProcessorView) -> float:
+    """``B_cur / B_max`` in [0, 1]: the monitor's load, else 0 when idle and 1 when busy."""
+    if proc.state is not None and proc.state.load is not None:
+        return min(max(proc.state.load, 0.0), 1.0)
+    return 0.0 if proc.idle else 1.0
 
-    def refresh(self, now_ns: int) -> dict[str, SensorSample]:
-        """Read the device now, whatever the cache age."""
-        samples = self._read(now_ns)
-        self._read_at_ns = now_ns
-        self.reads += 1
-        self._latest = {s.processor: s for s in samples}
-        if self._on_sample is not None:
-            for sample in samples:
-                self._on_sample(sample)
-        return self._latest
+
+def preference(proc: ProcessorView, margin_c: float) -> tuple[bool, float, float]:
+    """Sort key of an idle processor: not near throttling, less loaded, cooler first."""
+    temp = proc.state.temperature_c if proc.state is not None else None
+    return (near_throttle(proc.state, margin_c), load_fraction(proc), temp or 0.0)

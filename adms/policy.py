@@ -1,11 +1,11 @@
-"""ADMS as a :class:`~harness.runtime.api.Policy`: tuned analysis plus the priority scheduler.
+"""ADMS as a :class:`~harness.seams.policy.Policy`: tuned analysis plus the priority scheduler.
 
 * **Analysis** — each model is cut by :func:`adms.analyzer.analyze` with merged subgraphs at
   a window size chosen per model and device by :class:`adms.tuner.WindowTuner` (from
   ``window_candidates``, or the fixed ``window_size`` when it is > 0).
 * **Estimates** — the device profile seeds a latency estimator that follows a moving average
-  of measured latencies (Band's estimator, smoothing factor 0.1, Band's default: ADMS is
-  built on Band's runtime).
+  of measured latencies (Band's estimator with ``ema_alpha``, 0.1 by default, Band's
+  default: ADMS is built on Band's runtime).
 * **Scheduling** — :class:`adms.scheduler.AdmsScheduler`: the first ``loop_call_size`` jobs,
   idle processors by preference (cool, lightly loaded), eqs. (1)-(4); unfinished jobs return
   to the front of the queue.
@@ -13,48 +13,56 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import ClassVar
 
+from adms.config import AdmsConf
 from adms.scheduler import AdmsScheduler
 from adms.tuner import Tuned, WindowTuner
 from baselines.band.estimator import LatencyEstimator
-from harness.config import AdmsConf
-from harness.errors import UserError
-from harness.graph import ModelGraph
-from harness.plan import ModelPlan, Processor, Subgraph
-from harness.runtime.api import Completion, Decision, SchedulerView
-
-#: moving-average weight of a new latency sample (Band's ``profile_smoothing_factor`` default)
-EMA_ALPHA = 0.1
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor
+from harness.seams.policy import PolicyContext, ProfileFn
+from harness.seams.records import Completion
+from harness.seams.view import Decision, SchedulerView
 
 
 class AdmsPolicy:
     """ADMS: window-tuned analysis and state-aware multi-factor scheduling."""
 
+    Conf: ClassVar[type] = AdmsConf
     reinsert_front = True
 
     def __init__(
         self,
         conf: AdmsConf,
-        profile_fn: Callable[[ModelPlan, Subgraph], int],
+        profile_fn: ProfileFn,
         device_name: str,
         cache_dir: Path | None = None,
+        name: str = "adms",
     ) -> None:
         if conf.window_size < 0:
             raise UserError(f"adms window_size must be >= 0 (0 = tune), got {conf.window_size}")
         if conf.loop_call_size < 1:
             raise UserError(f"adms loop_call_size must be >= 1, got {conf.loop_call_size}")
         self.conf = conf
-        self.name = conf.name
+        self.name = name
         windows = [conf.window_size] if conf.window_size > 0 else list(conf.window_candidates)
         self.tuner = WindowTuner(windows, profile_fn, device_name, cache_dir,
                                  tie_tolerance=conf.window_tie_tolerance,
                                  per_processor=conf.window_per_processor)
-        self.estimator = LatencyEstimator(EMA_ALPHA)
+        self.estimator = LatencyEstimator(conf.ema_alpha)
         self.scheduler = AdmsScheduler(conf, self.estimator, conf.implicit_slo_factor)
         #: the tuner's choice per model (for reports)
         self.tuned: dict[str, Tuned] = {}
+
+    @classmethod
+    def from_config(cls, conf: AdmsConf, context: PolicyContext) -> AdmsPolicy:
+        """Its window tuner measures with the device's profile and caches per device."""
+        return cls(conf, context.profile, context.device.name, context.cache_dir,
+                   name=context.name)
 
     def plan(
         self,

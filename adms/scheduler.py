@@ -27,9 +27,10 @@ so a loaded processor takes small jobs first and a lightly loaded one takes big 
 (the paper: "allocates less computationally intensive tasks" to loaded processors).
 
 **Decision.** Only the first ``loop_call_size`` jobs of the queue are examined. Idle
-processors are visited in order of preference — not near throttling, less loaded, cooler,
-then device order. A processor whose temperature is within ``thermal_margin_c`` of its
-throttling temperature (or that reports being throttled) is *hot*: a job may use a hot
+processors are visited in order of preference (:mod:`adms.monitor`) — not near throttling,
+less loaded, cooler, then device order. A processor whose temperature is within
+``thermal_margin_c`` of its throttling temperature (or that reports being throttled) is
+*hot*: a job may use a hot
 processor only if no cool processor can run its next unit. A processor takes the
 lowest-scoring job (ties: earlier estimated finish, then queue order) among those for which
 it is the *earliest-finishing* allowed choice, counting the work already waiting on busy
@@ -47,18 +48,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from adms.chains import ChainTable
+from adms.config import AdmsConf
+from adms.monitor import near_throttle, preference
 from baselines.band.estimator import LatencyEstimator
-from harness.config import AdmsConf
-from harness.plan import ModelPlan, Subgraph
-from harness.runtime.api import (
-    NS_PER_MS,
-    Assignment,
-    Decision,
-    JobView,
-    ProcessorView,
-    SchedulerView,
-    SensorSample,
-)
+from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.units import NS_PER_MS
+from harness.seams.view import Assignment, Decision, JobView, SchedulerView
 
 #: a request without an SLO is treated as if its budget were this many times T_avg
 IMPLICIT_SLO_FACTOR = 1.0
@@ -94,32 +89,6 @@ def priority(
             + resource_term(conf.delta, load, capacity, remaining_ms))
 
 
-# -- processor state --------------------------------------------------------------------------
-
-
-def near_throttle(state: SensorSample | None, margin_c: float) -> bool:
-    """Throttled, or within ``margin_c`` of the throttling temperature (unknown: False)."""
-    if state is None:
-        return False
-    if state.throttled:
-        return True
-    if state.temperature_c is None or state.throttle_temperature_c is None:
-        return False
-    return state.temperature_c >= state.throttle_temperature_c - margin_c
-
-
-def load_fraction(proc: ProcessorView) -> float:
-    """``B_cur / B_max`` in [0, 1]: the monitor's load, else 0 when idle and 1 when busy."""
-    if proc.state is not None and proc.state.load is not None:
-        return min(max(proc.state.load, 0.0), 1.0)
-    return 0.0 if proc.idle else 1.0
-
-
-def _preference(proc: ProcessorView, margin_c: float) -> tuple[bool, float, float]:
-    temp = proc.state.temperature_c if proc.state is not None else None
-    return (near_throttle(proc.state, margin_c), load_fraction(proc), temp or 0.0)
-
-
 # -- the decision -----------------------------------------------------------------------------
 
 #: a job's fastest option on one processor: (ns until its model is done if started there on a
@@ -136,7 +105,8 @@ class _Job:
     #: processor name -> the job's fastest option there (hot processors left out if possible)
     options: Mapping[str, Option]
     slo_ms: float
-    wait: float
+    enqueue_ms: float
+    avg_ms: float
     remaining_ms: float
 
 
@@ -210,19 +180,20 @@ class AdmsScheduler:
         if deadline is None:
             deadline = job.request.arrival_ns + int(self.implicit_slo_factor * avg_ns)
         now = view.now_ns
-        wait = wait_term(self.conf.alpha, now / NS_PER_MS, job.enqueue_ns / NS_PER_MS,
-                         avg_ns / NS_PER_MS)
         return _Job(position, job, self._allowed(plan, job, hot), (deadline - now) / NS_PER_MS,
-                    wait, int(rest[job.next_unit]) / NS_PER_MS)
+                    job.enqueue_ns / NS_PER_MS, avg_ns / NS_PER_MS,
+                    int(rest[job.next_unit]) / NS_PER_MS)
 
-    def _score(self, item: _Job, latency_ns: int, load: float) -> float:
-        latency_ms = latency_ns / NS_PER_MS
-        return (deadline_term(self.conf.gamma, item.slo_ms, latency_ms) + item.wait
-                + resource_term(self.conf.delta, load, 1.0, item.remaining_ms))
+    def _score(self, item: _Job, latency_ns: int, load: float, now_ms: float) -> float:
+        """Eq. (4) for ``item`` on a processor with ``load``, finishing ``latency_ns`` from
+        now (``B_max`` = 1: load is a fraction)."""
+        return priority(self.conf, slo_ms=item.slo_ms, latency_ms=latency_ns / NS_PER_MS,
+                        now_ms=now_ms, enqueue_ms=item.enqueue_ms, avg_ms=item.avg_ms,
+                        load=load, capacity=1.0, remaining_ms=item.remaining_ms)
 
     def _best_for(
         self, name: str, load: float, jobs: Sequence[_Job], waiting: Mapping[str, int],
-        soonest: Sequence[int],
+        soonest: Sequence[int], now_ms: float,
     ) -> tuple[int, Subgraph] | None:
         """(index in ``jobs``, subgraph) of the lowest-scoring job for which processor
         ``name`` is an earliest-finishing option; ``soonest[k]`` is job k's earliest finish."""
@@ -232,7 +203,7 @@ class AdmsScheduler:
             if opt is None or waiting[name] + opt[0] > soonest[k]:
                 continue
             finish = waiting[name] + opt[0]
-            key = (self._score(item, finish, load), finish, item.position)
+            key = (self._score(item, finish, load, now_ms), finish, item.position)
             if best is None or key < best[:3]:
                 best = (*key, k, opt[1])
         return None if best is None else (best[3], best[4])
@@ -240,16 +211,16 @@ class AdmsScheduler:
     def _idle_by_preference(self, view: SchedulerView) -> list[tuple[str, float]]:
         """(name, load) of the idle processors, preferred first."""
         margin = self.conf.thermal_margin_c
-        ranked = sorted((*_preference(p, margin), k, p.name) for k, p in enumerate(view.processors)
+        ranked = sorted((*preference(p, margin), k, p.name) for k, p in enumerate(view.processors)
                         if p.idle)
         return [(name, load) for _, load, _, _, name in ranked]
 
     def _pick(self, free: Sequence[tuple[str, float]], jobs: Sequence[_Job],
-              waiting: Mapping[str, int]) -> tuple[str, int, Subgraph] | None:
+              waiting: Mapping[str, int], now_ms: float) -> tuple[str, int, Subgraph] | None:
         soonest = [min(waiting[p] + o[0] for p, o in item.options.items()) if item.options
                    else 0 for item in jobs]
         for name, load in free:
-            got = self._best_for(name, load, jobs, waiting, soonest)
+            got = self._best_for(name, load, jobs, waiting, soonest, now_ms)
             if got is not None:
                 return name, got[0], got[1]
         return None
@@ -264,7 +235,7 @@ class AdmsScheduler:
         free = self._idle_by_preference(view)
         out: list[Assignment] = []
         while jobs and free:
-            pick = self._pick(free, jobs, waiting)
+            pick = self._pick(free, jobs, waiting, view.now_ns / NS_PER_MS)
             if pick is None:
                 break
             name, k, sg = pick

@@ -33,21 +33,20 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from adms.chains import remaining_latency
-from harness.errors import UserError
-from harness.graph import ModelGraph
-from harness.plan import ModelPlan, Processor, ProcessorKind, Subgraph
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor, ProcessorKind
+from harness.seams.policy import ProfileFn
 
 #: version of the cache file layout (2: a window per processor)
 CACHE_SCHEMA = 2
 CACHE_FILE = "adms_windows.json"
-
-ProfileFn = Callable[[ModelPlan, Subgraph], int]
 
 
 @dataclass(frozen=True, slots=True)

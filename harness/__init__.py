@@ -1,9 +1,18 @@
 """A reproducible harness for multi-DNN inference on heterogeneous processors.
 
-Three roles with narrow seams (see DESIGN in the README): the harness (configs, traffic, the
-clock, recording, reports), the policies (``baselines/``, ``adms/``: analysis of models into
-subgraphs and scheduling decisions) and the devices (``devices/``: running subgraphs and
-reporting completions and sensor readings).
+Three roles with narrow seams: the harness (configs, traffic, the clock, recording, reports),
+the policies (``baselines/``, ``adms/``: analysis of models into subgraphs and scheduling
+decisions) and the devices (``devices/``: running subgraphs and reporting completions and
+sensor readings). Inside ``harness/``:
+
+* the modules at the top are the commands (``python -m harness``, ``harness.analyze``,
+  ``harness.compare``, ``harness.zoo``);
+* the folders are the concepts: :mod:`~harness.seams` (the floor every role codes against),
+  :mod:`~harness.config`, :mod:`~harness.models`, :mod:`~harness.runtime`,
+  :mod:`~harness.experiment` (the composition root, the one place that names concrete
+  devices and policies) and :mod:`~harness.reporting`.
+
+``docs/concepts.md`` is the glossary.
 """
 
 __version__ = "0.1.0"

@@ -11,9 +11,10 @@ sweeps them (the paper's Figure 6) and writes ``subgraphs_vs_window.csv`` and ``
 under ``conf/model/``; ``graph=<profile.json>`` analyzes a saved graph profile instead of the
 zoo model.
 
-The config is composed with Hydra's compose API (``conf/analyze.yaml``), not ``@hydra.main``,
-so that every bad input, composition errors included, ends as one ``error:`` line and exit
-code 2 (:mod:`harness.errors`).
+The config is composed with Hydra's compose API (``conf/analyze.yaml``, through
+:mod:`harness.config.compose`), so every bad input, composition errors included, ends as one
+``error:`` line and exit code 2 (:mod:`harness.seams.errors`). Op support comes from the
+device config's processors (:mod:`devices.opsupport`).
 """
 
 from __future__ import annotations
@@ -25,27 +26,27 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from hydra import compose, initialize_config_dir
 from hydra.core.config_store import ConfigStore
-from hydra.core.global_hydra import GlobalHydra
 from omegaconf import MISSING
 from rich.console import Console
 from rich.table import Table
 
 from adms.analyzer import analyze
-from harness.config import DeviceConf, ModelConf, register, to_object
-from harness.errors import UserError, run_cli
-from harness.graph import ModelGraph
-from harness.opsupport import support_table, supported_share
-from harness.plan import ModelPlan, Processor
+from devices.opsupport import support_table, supported_share
+from harness.config.compose import compose, group_options, to_object
+from harness.config.schema import ModelConf
+from harness.experiment.components import register
+from harness.seams.errors import UserError, run_cli
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 COUNTS = ("unit", "unit_subgraphs", "merged", "total")
 
 
 @dataclass
 class AnalyzeConf:
-    device: DeviceConf = MISSING
+    # a device whose processors carry op support (a twin or the host: conf/device/*.yaml)
+    device: Any = MISSING
     model: ModelConf = MISSING
     # ADMS window size (Band's minimum_subgraph_size), or a list of sizes to sweep
     window_size: Any = 1
@@ -68,21 +69,10 @@ def register_analyze() -> None:
 def compose_config(overrides: Sequence[str]) -> tuple[AnalyzeConf, list[str]]:
     """The typed config and the names of every model config (for ``model=all``)."""
     register_analyze()
-    GlobalHydra.instance().clear()
-    try:
-        with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
-            cfg = compose("analyze", overrides=list(overrides))
-            options = GlobalHydra.instance().config_loader().get_group_options("model")
-            conf = to_object(cfg, AnalyzeConf)
-    except Exception as exc:  # Hydra and OmegaConf errors: bad overrides or values
-        raise UserError(_first_line(exc)) from None
-    return conf, [m for m in options if m not in ("all", "model_schema")]
-
-
-def _first_line(exc: BaseException) -> str:
-    """The error and its cause, first line of each (OmegaConf adds ``full_key: ...`` lines)."""
-    parts = [str(e).strip().splitlines() for e in (exc, exc.__cause__) if e is not None]
-    return ": ".join(p[0].strip() for p in parts if p) or type(exc).__name__
+    conf: AnalyzeConf = to_object(compose("analyze", overrides), AnalyzeConf)
+    if not hasattr(conf.device, "processors"):
+        raise UserError(f"device {conf.device.name!r} declares no processors to analyze")
+    return conf, [m for m in group_options("model") if m != "all"]
 
 
 def window_sizes(value: Any) -> list[int]:
@@ -104,7 +94,7 @@ def load_graphs(conf: AnalyzeConf, model_names: Sequence[str]) -> list[ModelGrap
 
 def _zoo_graph(name: str) -> ModelGraph:
     try:
-        load_graph = import_module("harness.zoo").load_graph
+        load_graph = import_module("harness.models.zoo").load_graph
     except (ImportError, AttributeError) as exc:
         raise UserError(f"the model zoo is not available ({exc}); pass graph=<profile.json>") \
             from None

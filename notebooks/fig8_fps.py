@@ -15,8 +15,8 @@
 # # Figure 8: FPS of TFLite, Band and ADMS beside the paper
 #
 # Reads run folders (``requests.parquet`` ...) and derives everything from their rows with
-# `harness.metrics`: a frame counts when **every** model of it finished. Set `RESULTS_DIR` to
-# a run folder, or to a folder holding run folders (the newest `MAX_RUNS` are read). Without
+# `harness.reporting.metrics`: a frame counts when **every** model of it finished. Set
+# `RESULTS_DIR` to a run folder, or to a folder holding run folders (the newest `MAX_RUNS` are read). Without
 # it, the notebook runs the K50 Pro **twin** (a calibrated simulation, not a phone) on FRS and
 # ROS for `DURATION_S` simulated seconds each; every table and plot names the device kind.
 
@@ -28,8 +28,9 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Image, Markdown, display
 
-from harness import paper, plots, report, session
-from harness.results import load_run
+from harness.experiment import session
+from harness.reporting import paper, plots, report
+from harness.reporting.store import load_run
 
 MAX_RUNS = 6
 DURATION_S = float(os.environ.get("DURATION_S", "3"))

@@ -18,33 +18,28 @@
 # total); Table V sets Band's counts beside ADMS's, whose *window size* (the fewest ops a
 # non-CPU subgraph may have) removes tiny accelerator subgraphs. Here the same counts come
 # from our analyzer (`adms.analyzer.analyze`) on the zoo's models with the device's op-support
-# rules (`harness.opsupport.support_table`), for window size 1 (Band's sample config), 7
+# rules (`devices.opsupport.support_table`), for window size 1 (Band's sample config), 7
 # (Band's documented default) and 5 (the paper's best for DeepLabV3, Figure 6).
 #
 # Our models are rebuilt from Keras layers, so op counts differ from the paper's (see the
 # `ops` and `paper ops` columns); compare the *shape* of the counts, not the digits.
 
 # %%
-from pathlib import Path
-
 import pandas as pd
-from omegaconf import OmegaConf
 
-import harness
 from adms.analyzer import analyze
-from harness import paper
-from harness.config import DeviceConf, to_object
-from harness.errors import UserError
-from harness.opsupport import support_table
-from harness.plan import Processor
-from harness.zoo import load_graph
+from devices.opsupport import support_table
+from harness.experiment.session import compose_run
+from harness.models.zoo import load_graph
+from harness.reporting import paper
+from harness.seams.errors import UserError
+from harness.seams.plan import Processor
 
 DEVICE = "k50pro"
 WINDOWS = (1, 5, 7)
-CONF = Path(harness.__file__).resolve().parent.parent / "conf"
 
 # %%
-device = to_object(OmegaConf.load(CONF / "device" / f"{DEVICE}.yaml"), DeviceConf)
+device = compose_run([f"device={DEVICE}"])[0].device
 processors = [Processor(p.name, p.kind) for p in device.processors]
 print(device.description)
 

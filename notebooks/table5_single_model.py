@@ -29,8 +29,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import metrics, paper, session
-from harness.results import load_run
+from harness.experiment import session
+from harness.reporting import metrics, paper
+from harness.reporting.store import load_run
 
 DURATION_S = float(os.environ.get("DURATION_S", "2"))
 MODELS = [r.model for r in paper.TABLE5]

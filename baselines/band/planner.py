@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.plan import ModelPlan, Subgraph
+from harness.seams.plan import ModelPlan, Subgraph
 
 #: expected latency of each subgraph of a plan, ns, in the order of ``plan.subgraphs``
 Costs = Sequence[int]

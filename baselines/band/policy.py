@@ -1,9 +1,9 @@
-"""The Band baseline (MobiSys'22, ``mrsnu/band``) as a :class:`~harness.runtime.api.Policy`.
+"""The Band baseline (MobiSys'22, ``mrsnu/band``) as a :class:`~harness.seams.policy.Policy`.
 
 Band cuts each model by op support alone: unit subgraphs, merged into every contiguous run a
 processor supports, where a run shorter than ``minimum_subgraph_size`` ops on a non-CPU
-processor falls back (``band/model_analyzer.cc``; here :func:`adms.analyzer.analyze` with
-``window_size = minimum_subgraph_size``). Schedulers that do not place subgraphs
+processor falls back (``band/model_analyzer.cc``; here
+:func:`baselines.band.analyzer.analyze`). Schedulers that do not place subgraphs
 (``NeedFallbackSubgraphs() == false``: ``fixed_worker``, ``round_robin``) get Band's
 *no-fallback* preparation instead: the whole model as one subgraph per worker
 (:func:`whole_model_plan`).
@@ -16,8 +16,12 @@ queue, as Band's workers re-enqueue a job's remaining subgraphs with ``push_fron
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import ClassVar
 
+from baselines.band.analyzer import analyze
+from baselines.band.config import BandConf
+from baselines.band.config import SchedulerName as Kind
 from baselines.band.estimator import LatencyEstimator
 from baselines.band.schedulers import (
     BandScheduler,
@@ -27,12 +31,12 @@ from baselines.band.schedulers import (
     RoundRobin,
     ShortestExpectedLatency,
 )
-from harness.config import BandConf
-from harness.config import BandScheduler as Kind
-from harness.errors import UserError
-from harness.graph import ModelGraph
-from harness.plan import ModelPlan, Processor, Subgraph
-from harness.runtime.api import Completion, Decision, SchedulerView
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.policy import PolicyContext
+from harness.seams.records import Completion
+from harness.seams.view import Decision, SchedulerView
 
 #: Band's schedulers that place whole models only (their ``NeedFallbackSubgraphs()`` is false)
 NO_FALLBACK = frozenset({Kind.fixed_worker, Kind.round_robin})
@@ -54,47 +58,53 @@ def whole_model_plan(
                      meta={"analyzer": "band", "preparation": "no_fallback_subgraph"})
 
 
-def _make_scheduler(conf: BandConf, window: int | None) -> BandScheduler:
-    kind, drop = conf.scheduler, conf.drop_on_slo
-    if kind is Kind.fixed_worker:
-        return FixedWorker({}, drop)
-    if kind is Kind.round_robin:
-        return RoundRobin(drop)
-    if kind is Kind.shortest_expected_latency:
-        return ShortestExpectedLatency(window, drop)
-    if kind is Kind.least_slack_time_first:
-        return LeastSlackTimeFirst(window, drop)
-    reserve = kind is Kind.heterogeneous_earliest_finish_time_reserved
-    return HeterogeneousEarliestFinishTime(window, drop, reserve=reserve)
+#: scheduler name -> how to build it from (queue head, drop_on_slo)
+SCHEDULERS: Mapping[Kind, Callable[[int | None, bool], BandScheduler]] = {
+    Kind.fixed_worker: lambda head, drop: FixedWorker({}, drop),
+    Kind.round_robin: lambda head, drop: RoundRobin(drop),
+    Kind.shortest_expected_latency: ShortestExpectedLatency,
+    Kind.least_slack_time_first: LeastSlackTimeFirst,
+    Kind.heterogeneous_earliest_finish_time: HeterogeneousEarliestFinishTime,
+    Kind.heterogeneous_earliest_finish_time_reserved:
+        lambda head, drop: HeterogeneousEarliestFinishTime(head, drop, reserve=True),
+}
 
 
 class BandPolicy:
     """Band: analysis by op support, one of Band's schedulers, moving-average estimates.
 
-    ``schedule_window``: Band's ``schedule_window_size`` (None = unlimited, Band's default).
+    ``queue_head``: jobs examined from the queue head, Band's ``schedule_window_size``
+    (None = unlimited, Band's default).
     ``worker_map``: model -> processor for ``fixed_worker``; a model not listed runs on the
     processor with the shortest profiled whole-model latency (Band reads this map from its
     config and would otherwise use worker 0).
     """
 
+    Conf: ClassVar[type] = BandConf
     reinsert_front = True
 
     def __init__(
         self,
         conf: BandConf,
-        schedule_window: int | None = None,
+        queue_head: int | None = None,
         worker_map: Mapping[str, str] | None = None,
+        name: str = "band",
     ) -> None:
         if conf.minimum_subgraph_size < 1:
             raise UserError(f"band minimum_subgraph_size must be >= 1, got "
                             f"{conf.minimum_subgraph_size}")
-        if schedule_window is not None and schedule_window < 1:
-            raise UserError(f"band schedule window must be >= 1, got {schedule_window}")
+        if queue_head is not None and queue_head < 1:
+            raise UserError(f"band schedule window must be >= 1, got {queue_head}")
         self.conf = conf
-        self.name = conf.name
+        self.name = name
         self.estimator = LatencyEstimator(conf.ema_alpha)
-        self.scheduler = _make_scheduler(conf, schedule_window)
+        self.scheduler = SCHEDULERS[conf.scheduler](queue_head, conf.drop_on_slo)
         self._worker_map = dict(worker_map or {})
+
+    @classmethod
+    def from_config(cls, conf: BandConf, context: PolicyContext) -> BandPolicy:
+        head = conf.schedule_window_size
+        return cls(conf, queue_head=head if head > 0 else None, name=context.name)
 
     @property
     def whole_models(self) -> bool:
@@ -108,11 +118,7 @@ class BandPolicy:
     ) -> ModelPlan:
         if self.whole_models:
             return whole_model_plan(graph, processors, unsupported)
-        from adms.analyzer import analyze
-
-        plan: ModelPlan = analyze(graph, processors, unsupported,
-                                  window_size=self.conf.minimum_subgraph_size, merge=True)
-        return plan
+        return analyze(graph, processors, unsupported, self.conf.minimum_subgraph_size, merge=True)
 
     def prepare(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
                 ) -> None:

@@ -14,8 +14,8 @@ worker exist (``GetWorkerType``):
   shortest-latency search of :mod:`baselines.band.planner`. Here they assign only to idle
   processors, at most one job each per decision.
 
-The global-queue schedulers look at the first ``window`` jobs only (Band's
-``schedule_window_size``, unlimited by default).
+The global-queue schedulers look at the first ``queue_head`` jobs only (Band's
+``schedule_window_size``, unlimited by default; ADMS's ``loop_call_size`` is the same idea).
 
 **SLO dropping** (``drop_on_slo``): Band's planner drops a job when it is handed to a worker
 and ``waiting(worker) + expected(subgraph)`` exceeds the time left to its deadline
@@ -33,8 +33,8 @@ from typing import Protocol
 
 from baselines.band.estimator import LatencyEstimator
 from baselines.band.planner import Chain, ChainFinder, plan_costs
-from harness.plan import ModelPlan, Subgraph
-from harness.runtime.api import Assignment, Decision, JobView, SchedulerView
+from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.view import Assignment, Decision, JobView, SchedulerView
 
 #: slack of a job without an SLO (Band: std::numeric_limits<int>::max())
 NO_SLACK_LIMIT = 2**63 - 1
@@ -112,8 +112,8 @@ def largest_subgraph(plan: ModelPlan, next_unit: int, processor: str) -> Subgrap
     return best
 
 
-def _window(queue: Sequence[JobView], window: int | None) -> list[JobView]:
-    return list(queue if window is None else queue[: max(window, 0)])
+def _head(queue: Sequence[JobView], queue_head: int | None) -> list[JobView]:
+    return list(queue if queue_head is None else queue[: max(queue_head, 0)])
 
 
 # -- device-queue schedulers ------------------------------------------------------------------
@@ -180,16 +180,16 @@ def _most_urgent(
 
 # Mirrors band/scheduler/shortest_expected_latency_scheduler.cc.
 class ShortestExpectedLatency:
-    """Repeatedly take the window's most urgent job (largest shortest latency) and send it to
+    """Repeatedly take the queue head's most urgent job (largest shortest latency) and send it to
     the first subgraph of its fastest chain; a busy target leaves it queued."""
 
-    def __init__(self, window: int | None = None, drop_on_slo: bool = True) -> None:
-        self.window, self.drop_on_slo = window, drop_on_slo
+    def __init__(self, queue_head: int | None = None, drop_on_slo: bool = True) -> None:
+        self.queue_head, self.drop_on_slo = queue_head, drop_on_slo
         self.finder = ChainFinder()
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
         rnd = _Round(view, estimator, self.drop_on_slo)
-        local = _window(view.queue, self.window)
+        local = _head(view.queue, self.queue_head)
         while local:
             found = _most_urgent(rnd, self.finder, local, rnd.waiting)
             if found is None:
@@ -206,11 +206,11 @@ def _slack(job: JobView, now_ns: int, expected_ns: int) -> int:
 
 # Mirrors band/scheduler/least_slack_first_scheduler.cc.
 class LeastSlackTimeFirst:
-    """Sort the window by slack (deadline - now - fastest remaining latency), then give each
+    """Sort the queue head by slack (deadline - now - fastest remaining latency), then give each
     job the first subgraph of its fastest chain if that worker was idle at the start."""
 
-    def __init__(self, window: int | None = None, drop_on_slo: bool = True) -> None:
-        self.window, self.drop_on_slo = window, drop_on_slo
+    def __init__(self, queue_head: int | None = None, drop_on_slo: bool = True) -> None:
+        self.queue_head, self.drop_on_slo = queue_head, drop_on_slo
         self.finder = ChainFinder()
 
     def _chain(self, rnd: _Round, job: JobView, waiting: Mapping[str, int]) -> Chain | None:
@@ -224,7 +224,7 @@ class LeastSlackTimeFirst:
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
         rnd = _Round(view, estimator, self.drop_on_slo)
-        jobs = _window(view.queue, self.window)
+        jobs = _head(view.queue, self.queue_head)
         if not jobs or not rnd.idle:
             return rnd.decision()
         idle_at_start, waiting = set(rnd.idle), dict(rnd.waiting)
@@ -243,16 +243,16 @@ class LeastSlackTimeFirst:
 
 # Mirrors band/scheduler/heterogeneous_earliest_finish_time_scheduler.cc.
 class HeterogeneousEarliestFinishTime:
-    """Take the window's most urgent job; if its fastest chain starts on a busy worker, count
+    """Take the queue head's most urgent job; if its fastest chain starts on a busy worker, count
     that work against the worker and let the job yield, then look again; run the first job
     whose chain starts on an idle worker. With ``reserve``, each scheduled job's *next*
     subgraph is kept as a reservation that later searches (for other jobs) count as waiting
     work on its worker."""
 
     def __init__(
-        self, window: int | None = None, drop_on_slo: bool = True, reserve: bool = False
+        self, queue_head: int | None = None, drop_on_slo: bool = True, reserve: bool = False
     ) -> None:
-        self.window, self.drop_on_slo, self.reserve = window, drop_on_slo, reserve
+        self.queue_head, self.drop_on_slo, self.reserve = queue_head, drop_on_slo, reserve
         self.finder = ChainFinder()
         #: job id -> the next subgraph of its planned chain (reserved variant only)
         self.reserved: dict[int, Subgraph] = {}
@@ -292,7 +292,7 @@ class HeterogeneousEarliestFinishTime:
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
         rnd = _Round(view, estimator, self.drop_on_slo)
-        jobs = _window(view.queue, self.window)
+        jobs = _head(view.queue, self.queue_head)
         while jobs and rnd.idle:
             found = self._pick(rnd, jobs)
             if found is None:

@@ -16,9 +16,10 @@ run every op, its model outputs move to a small table readable through
 
 **Time.** ``now_ns`` is ``time.monotonic_ns() - t0_ns``, where :attr:`HostDevice.t0_ns` is
 set at construction and again by :meth:`HostDevice.start_clock`, which the experiment calls
-when the wall-clock run starts, after loading and profiling (these can take seconds to
-minutes and must not eat into the scenario's warm-up and duration); the wall-clock runtime
-uses the same origin. A :class:`Completion`'s
+when the run starts, after loading and profiling (these can take seconds to minutes and
+must not eat into the scenario's warm-up and duration); the
+:class:`~harness.runtime.clocks.WallClock` it returns uses the same origin. A
+:class:`Completion`'s
 ``start_ns`` is when the worker began the subgraph (after the dispatch from :meth:`start`),
 ``end_ns`` when its outputs were copied out; ``on_done`` is called from the worker thread.
 
@@ -46,7 +47,7 @@ cores on average (:meth:`HostDevice.foreign_load`; :mod:`devices.host.contention
 
 **Op support.** A processor with ``support: xnnpack`` emulates an accelerator that runs what
 XNNPACK takes, found by trial (:func:`~devices.host.workers.xnnpack_unsupported_ops`); other
-rule sets come from :func:`harness.opsupport.unsupported_ops`.
+rule sets come from :func:`devices.opsupport.unsupported_ops`.
 """
 
 from __future__ import annotations
@@ -57,10 +58,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from devices.host.config import HostDeviceConf, HostProcessorConf
 from devices.host.contention import FOREIGN_LOAD_LIMIT as FOREIGN_LOAD_LIMIT
 from devices.host.contention import ContentionMonitor
 from devices.host.jobs import InputFrames, JobTable, Liveness
@@ -70,13 +72,16 @@ from devices.host.profiles import ProfileCache, Timing, time_slice
 from devices.host.sensors import HostSensors, cpu_model
 from devices.host.slicekey import SliceKey as SliceKey
 from devices.host.slicekey import describe_slice, slice_key
-from devices.host.spec import ProcessorSpec, parse_device
+from devices.host.spec import HostProcessorSpec, parse_device
 from devices.host.workers import SliceRunner, Worker, xnnpack_unsupported_ops
-from harness.config import DeviceConf, ProcessorConf, SupportRules
-from harness.errors import UserError
-from harness.graph import ModelGraph
-from harness.plan import ModelPlan, Subgraph
-from harness.runtime.api import Completion, DeviceInfo, Request, SensorSample
+from devices.opsupport import delegate_limits, fallback_processor
+from devices.processors import SupportRules
+from harness.runtime.clocks import WallClock
+from harness.seams.device import DeviceContext
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 
 log = logging.getLogger(__name__)
 
@@ -84,16 +89,22 @@ log = logging.getLogger(__name__)
 class HostDevice:
     """Runs subgraphs of real models on worker threads; see the module docstring."""
 
-    def __init__(self, conf: DeviceConf, model_paths: Mapping[str, Path], cache_dir: Path) -> None:
+    Conf: ClassVar[type] = HostDeviceConf
+    kind: ClassVar[str] = "host"
+    needs_model_files: ClassVar[bool] = True
+
+    def __init__(
+        self, conf: HostDeviceConf, model_paths: Mapping[str, Path], cache_dir: Path
+    ) -> None:
         self.conf = conf
         self.settings, specs = parse_device(conf)
-        self.specs: dict[str, ProcessorSpec] = {s.name: s for s in specs}
+        self.specs: dict[str, HostProcessorSpec] = {s.name: s for s in specs}
         self.model_paths = {m: Path(p) for m, p in model_paths.items()}
         self.cache_dir = Path(cache_dir)
         #: origin of ``now_ns``: ``time.monotonic_ns()`` at construction
         self.t0_ns = time.monotonic_ns()
         self.sensors = HostSensors(processors={s.name: s.cores for s in specs})
-        self._proc_confs: dict[str, ProcessorConf] = {p.name: p for p in conf.processors}
+        self._proc_confs: dict[str, HostProcessorConf] = {p.name: p for p in conf.processors}
         self._graphs: dict[str, ModelGraph] = {}
         self._liveness: dict[str, Liveness] = {}
         self._runners: dict[SliceKey, SliceRunner] = {}
@@ -111,7 +122,7 @@ class HostDevice:
         self.workers: dict[str, Worker] = {}
         self._start_workers(specs)
 
-    def _start_workers(self, specs: Iterable[ProcessorSpec]) -> None:
+    def _start_workers(self, specs: Iterable[HostProcessorSpec]) -> None:
         try:
             for spec in specs:
                 self.workers[spec.name] = Worker(spec.name, spec.cores)
@@ -119,20 +130,27 @@ class HostDevice:
             self.close()
             raise UserError(str(exc)) from None
 
+    @classmethod
+    def open(cls, conf: HostDeviceConf, context: DeviceContext) -> HostDevice:
+        return cls(conf, context.paths, context.cache_dir)
+
     def now_ns(self) -> int:
         """Nanoseconds since :attr:`t0_ns`."""
         return time.monotonic_ns() - self.t0_ns
 
-    def start_clock(self) -> None:
+    def start_clock(self) -> WallClock:
         """Make this instant time 0 (call before the run's first arrival)."""
         self.t0_ns = time.monotonic_ns()
+        return WallClock(self.t0_ns)
 
     # -- Device protocol -------------------------------------------------------------------
 
     def describe(self) -> DeviceInfo:
         return DeviceInfo(
-            name=self.conf.name, kind="host",
+            name=self.conf.name, kind=self.kind,
             processors=tuple(s.processor for s in self.specs.values()), facts=self.facts(),
+            fallback=fallback_processor(self.conf.processors),
+            delegates=delegate_limits(self.conf.processors),
         )
 
     def facts(self) -> dict[str, object]:
@@ -253,13 +271,18 @@ class HostDevice:
 
     # -- op support ------------------------------------------------------------------------
 
+    def op_support(self, graph: ModelGraph) -> dict[str, frozenset[int]]:
+        """Processor name -> indices of the ops of ``graph`` it cannot run."""
+        self._graphs.setdefault(graph.name, graph)
+        return self.unsupported_ops(graph.name)
+
     def unsupported_ops(self, model: str) -> dict[str, frozenset[int]]:
         """Processor name -> indices of the ops of ``model`` it cannot run."""
         return {name: self._unsupported(model, conf) for name, conf in self._proc_confs.items()}
 
-    def _unsupported(self, model: str, conf: ProcessorConf) -> frozenset[int]:
+    def _unsupported(self, model: str, conf: HostProcessorConf) -> frozenset[int]:
         if conf.support is not SupportRules.xnnpack:
-            from harness.opsupport import unsupported_ops
+            from devices.opsupport import unsupported_ops
 
             return unsupported_ops(self.graph(model), conf)
         if model not in self._xnnpack:
@@ -269,7 +292,7 @@ class HostDevice:
     def graph(self, model: str) -> ModelGraph:
         """The model's graph (as loaded, or read from its ``.tflite``)."""
         if model not in self._graphs:
-            from harness.tflite_io import read_tflite
+            from harness.models.tflite_io import read_tflite
 
             self._graphs[model] = read_tflite(self._model_path(model), model)
         return self._graphs[model]
@@ -371,7 +394,9 @@ class HostDevice:
         return self.model_paths[model]
 
 
-def _adjust_by_kind(ops: frozenset[int], graph: ModelGraph, conf: ProcessorConf) -> frozenset[int]:
+def _adjust_by_kind(
+    ops: frozenset[int], graph: ModelGraph, conf: HostProcessorConf
+) -> frozenset[int]:
     """Apply ``reject_ops`` (added) and ``accept_ops`` (removed; reject wins) by op kind."""
     reject, accept = set(conf.reject_ops), set(conf.accept_ops) - set(conf.reject_ops)
     return frozenset(

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from devices.host.workers import SliceRunner, request_input
-from harness.graph import ModelGraph
-from harness.runtime.api import Request
+from harness.seams.graph import ModelGraph
+from harness.seams.records import Request
 
 #: tensors of one job: original tensor index -> array
 Tensors = dict[int, np.ndarray]

@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 
 from devices.host.slicing import write_atomic
-from devices.host.spec import HostSettings, ProcessorSpec
+from devices.host.spec import HostProcessorSpec, HostSettings
 from devices.host.workers import SliceRunner, random_input
-from harness.tflite_io import sha256_file
+from harness.models.tflite_io import sha256_file
 
 #: bump when the meaning of a cached number changes
 PROFILE_FORMAT = 1
@@ -103,7 +103,7 @@ class ProfileCache:
         self.hits = 0
         self.stores = 0
 
-    def get(self, model_path: Path, ops: frozenset[int], spec: ProcessorSpec) -> int | None:
+    def get(self, model_path: Path, ops: frozenset[int], spec: HostProcessorSpec) -> int | None:
         """The cached median in ns, or ``None`` (absent, unreadable or another key)."""
         path, key = self._entry(model_path, ops, spec)
         try:
@@ -118,7 +118,7 @@ class ProfileCache:
         self.hits += 1
         return median
 
-    def put(self, model_path: Path, ops: frozenset[int], spec: ProcessorSpec,
+    def put(self, model_path: Path, ops: frozenset[int], spec: HostProcessorSpec,
             timing: Timing) -> None:
         """Store a clean measurement (replacing any entry with the same key); a contended
         one is not stored."""
@@ -133,7 +133,7 @@ class ProfileCache:
         self.stores += 1
 
     def _entry(self, model_path: Path, ops: frozenset[int],
-               spec: ProcessorSpec) -> tuple[Path, dict[str, Any]]:
+               spec: HostProcessorSpec) -> tuple[Path, dict[str, Any]]:
         model_sha = self._sha256(Path(model_path))
         op_list = sorted(ops)
         key = {

@@ -1,6 +1,6 @@
 """Host sensors: load, frequency, temperature and power of this machine's processors.
 
-A host processor is a set of cores (:class:`~devices.host.spec.ProcessorSpec`), so each
+A host processor is a set of cores (:class:`~devices.host.spec.HostProcessorSpec`), so each
 reading aggregates the sensors of those cores. Every figure comes from a kernel interface,
 read under a root directory that tests replace with a fake tree:
 
@@ -28,7 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.runtime.api import NS_PER_S, SensorSample
+from harness.seams.records import SensorSample
+from harness.seams.units import NS_PER_S
 
 #: /proc/stat columns counted as idle: idle, iowait
 _IDLE_COLUMNS = (3, 4)

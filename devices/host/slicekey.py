@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from harness.plan import Subgraph
+from harness.seams.plan import Subgraph
 
 #: a slice on a processor: (model, op set, processor)
 SliceKey = tuple[str, frozenset[int], str]

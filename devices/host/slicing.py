@@ -24,7 +24,7 @@ Two traps (see ``FINDINGS.md``) shape the cut:
 A slice keeps only the buffers, tensors and operator codes it uses. Slices are built once and
 cached on disk by :class:`SliceCache`, keyed by the source's sha256 and a hash of the sorted op
 set; each ``.tflite`` has a ``.json`` sidecar with its boundary. A slice that cannot be built or
-allocated raises :class:`~harness.errors.UserError` naming the model and the op set.
+allocated raises :class:`~harness.seams.errors.UserError` naming the model and the op set.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from ai_edge_litert import schema_py_generated as schema
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from ai_edge_litert.tools import flatbuffer_utils
 
-from harness.errors import UserError
-from harness.tflite_io import buffer_size, load_model_object, sha256_file
+from harness.models.tflite_io import buffer_size, load_model_object, sha256_file
+from harness.seams.errors import UserError
 
 
 @dataclass(frozen=True, slots=True)

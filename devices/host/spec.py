@@ -1,12 +1,11 @@
-"""Typed host settings, parsed once from the ``host:`` mappings of a device config.
+"""Typed host settings, parsed once from the ``host:`` blocks of a device config.
 
 A ``host`` device emulates a phone's heterogeneous processors on this machine's cores. Each
-processor of :class:`~harness.config.DeviceConf` carries a ``host:`` mapping that says how
-its worker runs LiteRT; the device itself carries a ``host:`` mapping with device-wide
-settings. Both are plain mappings in the schema (``Any``) because only this backend knows
-their shape; this module validates them and turns them into frozen values. Anything a user
-can get wrong (an unknown key, a kernel name, a core the machine lacks) is a one-line
-:class:`~harness.errors.UserError`.
+processor carries a ``host:`` block that says how its worker runs LiteRT; the device itself
+carries a ``host:`` block with device-wide settings (schemas: :mod:`devices.host.config`; a
+block may also be a plain mapping, as tests build them). This module validates them and
+turns them into frozen values. Anything a user can get wrong (an unknown key, a kernel name,
+a core the machine lacks) is a one-line :class:`~harness.seams.errors.UserError`.
 
 Processor ``host:`` keys:
 
@@ -23,30 +22,20 @@ Device ``host:`` keys: ``profile_runs``, ``warmup_runs``, ``seed``, ``input_fram
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from enum import Enum
 from typing import Any
 
-from harness.config import DeviceConf, ProcessorConf, SupportRules
-from harness.errors import UserError
-from harness.plan import Processor, ProcessorKind
-
-
-class Kernel(Enum):
-    """Which LiteRT kernels a processor's interpreters use."""
-
-    #: default resolver: built-in kernels with the XNNPACK delegate applied
-    xnnpack = "xnnpack"
-    #: ``OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES``: optimised kernels, no XNNPACK
-    builtin = "builtin"
-    #: ``OpResolverType.BUILTIN_REF``: reference kernels (slow, runs everything)
-    reference = "reference"
+from devices.host.config import HostDeviceConf, HostProcessorConf, Kernel
+from devices.processors import SupportRules
+from harness.seams.errors import UserError
+from harness.seams.plan import Processor, ProcessorKind
 
 
 @dataclass(frozen=True, slots=True)
-class ProcessorSpec:
+class HostProcessorSpec:
     """One host processor: a worker thread with its kernels, threads and cores."""
 
     name: str
@@ -93,8 +82,10 @@ def available_cores() -> tuple[int, ...]:
     return tuple(sorted(os.sched_getaffinity(0)))
 
 
-def parse_device(conf: DeviceConf) -> tuple[HostSettings, tuple[ProcessorSpec, ...]]:
-    """Device-wide settings and one :class:`ProcessorSpec` per processor of ``conf``."""
+def parse_device(
+    conf: HostDeviceConf,
+) -> tuple[HostSettings, tuple[HostProcessorSpec, ...]]:
+    """Device-wide settings and one :class:`HostProcessorSpec` per processor of ``conf``."""
     if not conf.processors:
         raise UserError(f"host device {conf.name!r} has no processors")
     names = [p.name for p in conf.processors]
@@ -119,11 +110,11 @@ def parse_settings(raw: Any) -> HostSettings:
     return HostSettings(**out)
 
 
-def parse_processor(conf: ProcessorConf, cores: Sequence[int]) -> ProcessorSpec:
+def parse_processor(conf: HostProcessorConf, cores: Sequence[int]) -> HostProcessorSpec:
     """Validate one processor's ``host:`` mapping against the cores this machine has."""
     where = f"processor {conf.name!r}"
     values = _mapping(conf.host, f"{where} host settings", _PROCESSOR_KEYS)
-    return ProcessorSpec(
+    return HostProcessorSpec(
         name=conf.name,
         kind=conf.kind,
         support=conf.support,
@@ -134,6 +125,8 @@ def parse_processor(conf: ProcessorConf, cores: Sequence[int]) -> ProcessorSpec:
 
 
 def _mapping(raw: Any, what: str, allowed: Sequence[str]) -> Mapping[str, Any]:
+    if dataclasses.is_dataclass(raw) and not isinstance(raw, type):
+        raw = {k: v for k, v in dataclasses.asdict(raw).items() if v is not None}
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-from devices.host.spec import Kernel
+from devices.host.config import Kernel
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

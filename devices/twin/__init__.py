@@ -13,6 +13,6 @@ the ``twin:`` blocks of ``conf/device/*.yaml``, each commented with its source.
 """
 
 from devices.twin.device import TwinDevice
-from devices.twin.spec import DeviceSpec, ProcessorSpec, TwinSpec, parse
+from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec, TwinSpec, parse
 
-__all__ = ["DeviceSpec", "ProcessorSpec", "TwinDevice", "TwinSpec", "parse"]
+__all__ = ["TwinDevice", "TwinDeviceSpec", "TwinProcessorSpec", "TwinSpec", "parse"]

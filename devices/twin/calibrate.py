@@ -23,16 +23,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
-
+from devices.twin.config import TwinDeviceConf, register
 from devices.twin.latency import subgraph_cost
-from devices.twin.spec import DeviceSpec, ProcessorSpec, parse
-from harness.config import DeviceConf, to_object
-from harness.errors import UserError
-from harness.graph import ModelGraph, Op
-from harness.runtime.api import NS_PER_MS
+from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec, parse
+from harness.config.compose import compose_file
+from harness.models.zoo import PROFILE_DIR
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph, Op
+from harness.seams.units import NS_PER_MS
 
-PROFILES = Path(__file__).resolve().parents[2] / "harness" / "zoo" / "profiles"
+PROFILES = PROFILE_DIR
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,28 +49,28 @@ class CalibrationRow:
     efficiency: dict[str, float]
 
 
-def load_conf(path: str | Path) -> DeviceConf:
-    """A device YAML as a typed :class:`DeviceConf`."""
-    raw = OmegaConf.load(path)
-    if not isinstance(raw, DictConfig):
-        raise UserError(f"{str(path)!r} is not a device config mapping")
-    conf: DeviceConf = to_object(raw, DeviceConf)
+def load_conf(path: str | Path) -> TwinDeviceConf:
+    """A twin's device YAML (``conf/device/<name>.yaml``), composed and typed."""
+    register()
+    conf = compose_file(path, TwinDeviceConf)
+    if not isinstance(conf, TwinDeviceConf):
+        raise UserError(f"{str(path)!r} is not a twin device config")
     return conf
 
 
-def whole_model_ns(spec: ProcessorSpec, device: DeviceSpec, graph: ModelGraph) -> float:
+def whole_model_ns(spec: TwinProcessorSpec, device: TwinDeviceSpec, graph: ModelGraph) -> float:
     """Latency of the whole model as one subgraph, alone, at the top frequency."""
     cost = subgraph_cost(spec, graph, range(graph.num_ops))
     return cost.latency_ns(1.0, spec.bandwidth_share * device.memory_bandwidth_gbps)
 
 
-def scaled(spec: ProcessorSpec, factor: float) -> ProcessorSpec:
+def scaled(spec: TwinProcessorSpec, factor: float) -> TwinProcessorSpec:
     eff = {k: v * factor for k, v in spec.efficiency.items()}
     return dataclasses.replace(spec, efficiency=eff)
 
 
 def calibration_scale(
-    spec: ProcessorSpec, device: DeviceSpec, graph: ModelGraph, target_ns: float
+    spec: TwinProcessorSpec, device: TwinDeviceSpec, graph: ModelGraph, target_ns: float
 ) -> float:
     """The factor ``s`` with ``whole_model_ns(scaled(spec, s)) == target_ns`` (bisection)."""
     lo, hi = -30.0, 30.0  # log(s)
@@ -114,7 +114,7 @@ def _is_int8(graph: ModelGraph) -> bool:
     return not any(t.dtype in ("float32", "float16") for t in graph.tensors if not t.is_const)
 
 
-def calibrate(conf: DeviceConf, profiles: Path = PROFILES) -> list[CalibrationRow]:
+def calibrate(conf: TwinDeviceConf, profiles: Path = PROFILES) -> list[CalibrationRow]:
     """One row per processor that has a calibration target."""
     spec = parse(conf)
     rows = []
@@ -145,6 +145,6 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    from harness.errors import run_cli
+    from harness.seams.errors import run_cli
 
     run_cli(lambda: main(sys.argv[1:]))

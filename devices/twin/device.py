@@ -1,8 +1,11 @@
 """The twin: a calibrated discrete-event model of a phone, behind the Device protocol.
 
-Time is the SimPy environment's clock, in integer nanoseconds. :meth:`TwinDevice.start`
-computes the subgraph's latency from the state at its start and starts a SimPy process that
-waits that long and then reports a :class:`~harness.runtime.api.Completion`. The state is
+Time is the SimPy environment's clock, in integer nanoseconds; :meth:`TwinDevice.start_clock`
+hands the runtime a :class:`~harness.runtime.clocks.SimClock` over that environment.
+:meth:`TwinDevice.start` computes the subgraph's latency from the state at its start and
+starts a SimPy process that waits that long and then reports a
+:class:`~harness.seams.records.Completion`. Op support comes from the public delegate rules
+of each processor's config (:mod:`devices.opsupport`). The state is
 
 * each processor's DVFS level, capped by the thermal governor (:mod:`devices.twin.thermal`);
 * which processors are busy: they share the DRAM bandwidth (:mod:`devices.twin.latency`);
@@ -20,19 +23,24 @@ while it runs affects only later subgraphs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import ClassVar
 
 import numpy as np
 import simpy
 
+from devices.opsupport import delegate_limits, fallback_processor, support_table
+from devices.twin.config import TwinDeviceConf
 from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
 from devices.twin.power import power_w
-from devices.twin.spec import ProcessorSpec, TwinSpec, parse
+from devices.twin.spec import TwinProcessorSpec, TwinSpec, parse
 from devices.twin.thermal import Governor, ThermalNetwork
-from harness.config import DeviceConf
-from harness.errors import UserError
-from harness.graph import ModelGraph
-from harness.plan import ModelPlan, Processor, Subgraph
-from harness.runtime.api import NS_PER_MS, NS_PER_S, Completion, DeviceInfo, Request, SensorSample
+from harness.runtime.clocks import SimClock
+from harness.seams.device import DeviceContext
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
+from harness.seams.units import NS_PER_MS, NS_PER_S
 
 _CostKey = tuple[str, str, frozenset[int]]
 
@@ -40,13 +48,18 @@ _CostKey = tuple[str, str, frozenset[int]]
 class TwinDevice:
     """A simulated phone (see the module docstring)."""
 
+    Conf: ClassVar[type] = TwinDeviceConf
+    kind: ClassVar[str] = "twin"
+    needs_model_files: ClassVar[bool] = False
+
     def __init__(
         self,
-        conf: DeviceConf,
+        conf: TwinDeviceConf,
         env: simpy.Environment,
         rng: np.random.Generator,
         graphs: Mapping[str, ModelGraph] | None = None,
     ) -> None:
+        self.conf = conf
         self.spec: TwinSpec = parse(conf)
         self.env = env
         self.rng = rng
@@ -78,6 +91,11 @@ class TwinDevice:
         self._energy_j = np.zeros(n)
         self._last_read = (self._t_ns, self._busy_ns.copy(), self._energy_j.copy())
 
+    @classmethod
+    def open(cls, conf: TwinDeviceConf, context: DeviceContext) -> TwinDevice:
+        """A cold twin (ambient temperature) in its own SimPy environment."""
+        return cls(conf, simpy.Environment(), context.rng, context.graphs)
+
     # -- Device protocol ---------------------------------------------------------------------
 
     def describe(self) -> DeviceInfo:
@@ -89,11 +107,18 @@ class TwinDevice:
             "calibration": {p.name: _calibration_fact(p) for p in self.spec.processors},
             "provenance": self.spec.provenance(),
         }
-        return DeviceInfo(self.spec.name, "twin", procs, facts)
+        return DeviceInfo(self.spec.name, self.kind, procs, facts,
+                          fallback_processor(self.conf.processors),
+                          delegate_limits(self.conf.processors))
+
+    def op_support(self, graph: ModelGraph) -> dict[str, frozenset[int]]:
+        """By each processor's delegate rules; every op must run on some processor."""
+        return support_table(graph, self.conf.processors)
 
     def load(self, graphs: Mapping[str, ModelGraph], plans: Mapping[str, ModelPlan]) -> None:
+        """The plans the run executes (a job is complete at its plan's last unit)."""
         self._graphs.update(graphs)
-        self._plans.update(plans)
+        self._plans = dict(plans)
         for plan in plans.values():
             for sg in plan.subgraphs:
                 self._cost(sg)
@@ -103,6 +128,9 @@ class TwinDevice:
         spec = self.spec.processor(subgraph.processor)
         bandwidth = spec.bandwidth_share * self.spec.device.memory_bandwidth_gbps
         return _to_ns(self._cost(subgraph).latency_ns(1.0, bandwidth))
+
+    def start_clock(self) -> SimClock:
+        return SimClock(self.env)
 
     def start(
         self,
@@ -261,7 +289,7 @@ def _to_ns(x: float) -> int:
     return max(1, round(x))
 
 
-def _calibration_fact(p: ProcessorSpec) -> object:
+def _calibration_fact(p: TwinProcessorSpec) -> object:
     c = p.calibration
     if c is None:
         return None

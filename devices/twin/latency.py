@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from devices.twin.spec import ProcessorSpec
-from harness.graph import ModelGraph, Op
+from devices.twin.spec import TwinProcessorSpec
+from harness.seams.graph import ModelGraph, Op
 
 NS_PER_US = 1_000.0
 
@@ -72,7 +72,7 @@ class SubgraphCost:
         return float(np.maximum(compute, memory).sum()) + self.fixed_ns
 
 
-def op_cost(spec: ProcessorSpec, graph: ModelGraph, op: Op) -> tuple[float, float]:
+def op_cost(spec: TwinProcessorSpec, graph: ModelGraph, op: Op) -> tuple[float, float]:
     """(compute ns at f_max, bytes) of one op on ``spec``'s processor."""
     dtype = op_dtype(graph, op)
     run = spec.compute_dtype(dtype)
@@ -82,7 +82,7 @@ def op_cost(spec: ProcessorSpec, graph: ModelGraph, op: Op) -> tuple[float, floa
     return op.flops / rate, (op.weight_bytes + op.in_bytes + op.out_bytes) * scale
 
 
-def subgraph_cost(spec: ProcessorSpec, graph: ModelGraph, ops: Iterable[int]) -> SubgraphCost:
+def subgraph_cost(spec: TwinProcessorSpec, graph: ModelGraph, ops: Iterable[int]) -> SubgraphCost:
     """Cost figures of running ``ops`` of ``graph`` as one subgraph on ``spec``'s processor."""
     return OpTable.of(spec, graph).subgraph(ops)
 
@@ -92,13 +92,13 @@ class OpTable:
     """Every op's (compute ns at f_max, bytes) on one processor, computed once per model;
     NaN marks an op whose dtype the processor cannot compute."""
 
-    spec: ProcessorSpec
+    spec: TwinProcessorSpec
     graph: ModelGraph
     compute_ns: np.ndarray
     nbytes: np.ndarray
 
     @classmethod
-    def of(cls, spec: ProcessorSpec, graph: ModelGraph) -> OpTable:
+    def of(cls, spec: TwinProcessorSpec, graph: ModelGraph) -> OpTable:
         rows = [op_cost(spec, graph, op) if spec.compute_dtype(op_dtype(graph, op)) is not None
                 else (np.nan, np.nan) for op in graph.ops]
         table = np.array(rows, dtype=float).reshape(len(rows), 2)

@@ -10,10 +10,10 @@ temperature is not modelled.
 
 from __future__ import annotations
 
-from devices.twin.spec import ProcessorSpec
+from devices.twin.spec import TwinProcessorSpec
 
 
-def voltage_v(spec: ProcessorSpec, f_mhz: float) -> float:
+def voltage_v(spec: TwinProcessorSpec, f_mhz: float) -> float:
     """Supply voltage at ``f_mhz`` (linear between the lowest and the top DVFS level)."""
     lo, hi = spec.freqs_mhz[0], spec.freqs_mhz[-1]
     if hi == lo:
@@ -21,12 +21,12 @@ def voltage_v(spec: ProcessorSpec, f_mhz: float) -> float:
     return spec.v_min_v + (spec.v_max_v - spec.v_min_v) * (f_mhz - lo) / (hi - lo)
 
 
-def dynamic_power_w(spec: ProcessorSpec, f_mhz: float) -> float:
+def dynamic_power_w(spec: TwinProcessorSpec, f_mhz: float) -> float:
     """Switching power when busy at ``f_mhz``."""
     v_ratio = voltage_v(spec, f_mhz) / spec.v_max_v
     return spec.dynamic_w * (f_mhz / spec.f_max_mhz) * v_ratio**2
 
 
-def power_w(spec: ProcessorSpec, f_mhz: float, busy: bool) -> float:
+def power_w(spec: TwinProcessorSpec, f_mhz: float, busy: bool) -> float:
     """Total power of one processor."""
     return spec.static_w + (dynamic_power_w(spec, f_mhz) if busy else 0.0)

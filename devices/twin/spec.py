@@ -1,10 +1,12 @@
-"""Typed twin constants, parsed and validated from the ``twin:`` mappings of a device config.
+"""Typed twin constants, parsed and validated from the ``twin:`` blocks of a device config.
 
 A device YAML (``conf/device/*.yaml``) carries one ``twin:`` block per processor and one for
-the device. Each block is a plain mapping; this module turns it into a frozen dataclass once,
-rejecting what the twin cannot use: an unknown key (a typo), a missing key, a non-positive
-throughput or a fraction outside (0, 1]. Every rejection is a :class:`~harness.errors.UserError`
-with a one-line message naming the processor and the bad value.
+the device (schemas: :mod:`devices.twin.config`, so Hydra rejects unknown keys and wrong types
+at composition). A block may also be a plain mapping (tests build them so). This module turns
+each into a frozen dataclass once, rejecting what the twin cannot use: an unknown key (a
+typo), a missing key, a non-positive throughput or a fraction outside (0, 1]. Every
+rejection is a :class:`~harness.seams.errors.UserError` with a one-line message naming the
+processor and the bad value.
 
 Units are in the key names: ``_gops`` (1e9 operations per second, i.e. operations per ns),
 ``_gbps`` (GB/s, i.e. bytes per ns), ``_us``, ``_ms``, ``_mhz``, ``_w``, ``_v``, ``_c``,
@@ -20,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.config import DeviceConf, ProcessorConf
-from harness.errors import UserError
-from harness.plan import ProcessorKind
+from devices.twin.config import TwinDeviceConf, TwinProcessorConf
+from harness.seams.errors import UserError
+from harness.seams.plan import ProcessorKind
 
 #: numeric classes an op computes in; ``int8`` stands for every 8-bit integer type
 DTYPES = ("float32", "float16", "int8")
@@ -45,7 +47,7 @@ class Calibration:
 
 
 @dataclass(frozen=True, slots=True)
-class ProcessorSpec:
+class TwinProcessorSpec:
     """Twin constants of one processor (``processors[i].twin``)."""
 
     name: str
@@ -92,7 +94,7 @@ class ProcessorSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class DeviceSpec:
+class TwinDeviceSpec:
     """Device-wide twin constants (``twin`` of the device)."""
 
     #: ambient temperature, degrees C
@@ -118,10 +120,10 @@ class TwinSpec:
 
     name: str
     description: str
-    device: DeviceSpec
-    processors: tuple[ProcessorSpec, ...]
+    device: TwinDeviceSpec
+    processors: tuple[TwinProcessorSpec, ...]
 
-    def processor(self, name: str) -> ProcessorSpec:
+    def processor(self, name: str) -> TwinProcessorSpec:
         for p in self.processors:
             if p.name == name:
                 return p
@@ -137,11 +139,11 @@ class TwinSpec:
 
 # -- parsing -----------------------------------------------------------------------------------
 
-_PROCESSOR_KEYS = {f.name for f in dataclasses.fields(ProcessorSpec)} - {"name", "kind"}
-_DEVICE_KEYS = {f.name for f in dataclasses.fields(DeviceSpec)}
+_PROCESSOR_KEYS = {f.name for f in dataclasses.fields(TwinProcessorSpec)} - {"name", "kind"}
+_DEVICE_KEYS = {f.name for f in dataclasses.fields(TwinDeviceSpec)}
 
 
-def parse(conf: DeviceConf) -> TwinSpec:
+def parse(conf: TwinDeviceConf) -> TwinSpec:
     """Validate the ``twin:`` blocks of ``conf``."""
     device = _parse_device(conf.name, _mapping(conf.twin, f"device {conf.name}"))
     procs = tuple(_parse_processor(conf.name, p) for p in conf.processors)
@@ -151,6 +153,8 @@ def parse(conf: DeviceConf) -> TwinSpec:
 
 
 def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {k: v for k, v in dataclasses.asdict(value).items() if v is not None}
     if value is None:
         raise UserError(f"twin: {where} has no twin: block")
     if not isinstance(value, Mapping):
@@ -199,22 +203,22 @@ def _number(where: str, key: str, value: Any) -> float:
     return float(value)
 
 
-def _parse_device(name: str, raw: dict[str, Any]) -> DeviceSpec:
+def _parse_device(name: str, raw: dict[str, Any]) -> TwinDeviceSpec:
     where = f"device {name}"
-    _check_keys(where, raw, _DEVICE_KEYS, _required(DeviceSpec))
+    _check_keys(where, raw, _DEVICE_KEYS, _required(TwinDeviceSpec))
     values: dict[str, Any] = {"provenance": _strings(where, raw.get("provenance", {}))}
     values["ambient_c"] = _number(where, "ambient_c", raw["ambient_c"])
     values["noise_sigma"] = _nonneg(where, "noise_sigma", raw.get("noise_sigma", 0.0))
     values["transfer_fixed_us"] = _nonneg(where, "transfer_fixed_us", raw["transfer_fixed_us"])
     for key in _DEVICE_KEYS - set(values):
         values[key] = _positive(where, key, raw[key])
-    return DeviceSpec(**values)
+    return TwinDeviceSpec(**values)
 
 
-def _parse_processor(device: str, conf: ProcessorConf) -> ProcessorSpec:
+def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
     where = f"{device} processor {conf.name}"
     raw = _mapping(conf.twin, where)
-    _check_keys(where, raw, _PROCESSOR_KEYS, _required(ProcessorSpec) - {"name", "kind"})
+    _check_keys(where, raw, _PROCESSOR_KEYS, _required(TwinProcessorSpec) - {"name", "kind"})
     values: dict[str, Any] = {
         "peak_gflops": _peaks(where, raw["peak_gflops"]),
         "efficiency": _efficiency(where, raw["efficiency"]),
@@ -230,7 +234,7 @@ def _parse_processor(device: str, conf: ProcessorConf) -> ProcessorSpec:
         values[key] = _nonneg(where, key, raw[key])
     for key in _PROCESSOR_KEYS - set(values):
         values[key] = _positive(where, key, raw[key])
-    spec = ProcessorSpec(name=conf.name, kind=conf.kind, **values)
+    spec = TwinProcessorSpec(name=conf.name, kind=conf.kind, **values)
     _check_voltage(where, spec)
     return spec
 
@@ -281,6 +285,6 @@ def _calibration(where: str, raw: Any) -> Calibration | None:
                        str(table.get("source", "")))
 
 
-def _check_voltage(where: str, spec: ProcessorSpec) -> None:
+def _check_voltage(where: str, spec: TwinProcessorSpec) -> None:
     if spec.v_min_v > spec.v_max_v:
         raise UserError(f"twin: {where}: v_min_v {spec.v_min_v} exceeds v_max_v {spec.v_max_v}")

@@ -1,6 +1,11 @@
 """The runtime: requests become jobs, a policy places their subgraphs, a device runs them.
 
-:mod:`harness.runtime.api` holds the seams (records, the scheduler's immutable view, the
-policy and device protocols); :mod:`harness.runtime.core` is the clock-agnostic event loop
-shared by every device; the drivers (simulated SimPy clock, wall clock) live next to it.
+* :mod:`~harness.runtime.traffic` — the scenario as seeded requests (the load generator);
+* :mod:`~harness.runtime.core` — jobs, queues and decisions, clock-agnostic;
+* :mod:`~harness.runtime.driver` — the one loop that drives a run, on any clock;
+* :mod:`~harness.runtime.clocks` — the simulated (SimPy) and the wall clock;
+* :mod:`~harness.runtime.sensors` — the sensor cache every scheduler view reads.
+
+The runtime names no concrete device or policy: it works on the protocols of
+:mod:`harness.seams`.
 """

@@ -1,14 +1,15 @@
 """The runtime loop shared by every device: jobs, queues, decisions and records.
 
-The core is clock-agnostic. A driver (simulated or wall clock) tells it what happened —
-:meth:`Runtime.arrive` and :meth:`Runtime.complete` — then, once every event of the same
-instant is in (a completion and the closed-loop request it releases arrive together), calls
-:meth:`Runtime.decide` and gets back the subgraphs to start now (:class:`Start`). The core:
+The core is clock-agnostic. The driver (:mod:`harness.runtime.driver`, on either clock)
+tells it what happened — :meth:`Runtime.arrive` and :meth:`Runtime.complete` — then, once
+every event of the same instant is in (a completion and the closed-loop request it releases
+arrive together), calls :meth:`Runtime.decide` and gets back the subgraphs to start now
+(:class:`Start`). The core:
 
 1. keeps the global queue of waiting jobs (front first) and, per processor, the running
    subgraph and a local FIFO of assigned ones;
-2. asks the policy for a :class:`~harness.runtime.api.Decision` on an immutable
-   :class:`~harness.runtime.api.SchedulerView` after every event;
+2. asks the policy for a :class:`~harness.seams.view.Decision` on an immutable
+   :class:`~harness.seams.view.SchedulerView` after every event;
 3. moves a job past a finished subgraph and re-enqueues it (front or back, per the policy)
    until its plan's last unit is done;
 4. records one row per executed subgraph and one per request.
@@ -23,18 +24,11 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from harness.plan import ModelPlan, Processor, Subgraph
-from harness.runtime.api import (
-    Completion,
-    Decision,
-    JobView,
-    Policy,
-    ProcessorView,
-    Request,
-    SchedulerView,
-    SensorSample,
-)
-from harness.traffic import Traffic
+from harness.runtime.traffic import Traffic
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.policy import Policy
+from harness.seams.records import Completion, Request, SensorSample
+from harness.seams.view import Decision, JobView, ProcessorView, SchedulerView
 
 
 @dataclass(frozen=True, slots=True)

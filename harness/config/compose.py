@@ -1,0 +1,134 @@
+"""The one way every entry point composes ``conf/``, and how Hydra's errors reach a user.
+
+* ``python -m harness`` composes through ``@hydra.main`` (Hydra's own command line: sweeps,
+  launchers, ``--cfg``, ``--info``, ``--help``); :func:`hydra_errors` makes every composition
+  error there end as one ``error:`` line and exit code 2.
+* Scripts, notebooks, tests and ``python -m harness.analyze`` call :func:`compose` (Hydra's
+  compose API on the same ``conf/`` package) and :func:`to_object`.
+
+Both read the same YAML files and the same registered schemas; the composition root
+(:mod:`harness.experiment.components`) registers every schema before either runs.
+
+Hydra prints an error and exits with code 1 unless ``HYDRA_FULL_ERROR`` is set, in which
+case it raises. :func:`hydra_errors` sets it, catches what Hydra raises, and turns it into a
+:class:`~harness.seams.errors.UserError`. A user who set ``HYDRA_FULL_ERROR=1`` themselves
+gets Hydra's full traceback, as Hydra documents.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hydra import compose as hydra_compose
+from hydra import initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.errors import HydraException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from harness.seams.errors import UserError, fail
+
+#: the YAML configs: ``conf/`` beside the ``harness`` package (in a checkout and when
+#: installed, where ``conf`` is a package of its own); found by path, so that a ``conf/``
+#: folder in the user's working directory cannot shadow it
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+#: errors of composition and of validation against a schema
+CONFIG_ERRORS = (HydraException, OmegaConfBaseException, ValueError)
+
+
+def one_line(exc: BaseException) -> str:
+    """The first lines of an error, joined (Hydra and OmegaConf add ``full_key:`` lines), and
+    the first line of its cause (Hydra's "Error merging override" says why only there)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = " ".join(lines[:3]) if lines else type(exc).__name__
+    cause = [ln.strip() for ln in str(exc.__cause__ or "").splitlines() if ln.strip()]
+    if cause and cause[0] not in text:
+        text = f"{text}: {cause[0]}"
+    if "is not a valid bool" in text:
+        text += "; allowed: true or false"
+    return text
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Composition and schema errors raised inside the block become one-line UserErrors."""
+    try:
+        yield
+    except UserError:
+        raise
+    except CONFIG_ERRORS as exc:
+        raise UserError(one_line(exc)) from None
+
+
+def compose(
+    config_name: str, overrides: Sequence[str] = (), with_hydra: bool = False
+) -> DictConfig:
+    """``conf/<config_name>.yaml`` composed with ``overrides``, as the command line would
+    (``with_hydra``: with the ``hydra`` node, where an experiment's sweep lives)."""
+    with user_errors(), initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        return hydra_compose(config_name=config_name, overrides=list(overrides),
+                             return_hydra_config=with_hydra)
+
+
+def group_options(group: str) -> list[str]:
+    """The options of a config group (``conf/<group>/*.yaml`` and registered nodes)."""
+    with user_errors(), initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        return list(GlobalHydra.instance().config_loader().get_group_options(group))
+
+
+def compose_file(path: str | Path, schema: type) -> Any:
+    """One option file of a config group (e.g. ``conf/device/k50pro.yaml``), composed alone
+    (its defaults list applied) and validated against ``schema``."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise UserError(f"no such config file: {str(path)!r}")
+    group = path.parent.name
+    with user_errors(), initialize_config_dir(str(path.parent.parent), version_base="1.3"):
+        cfg = hydra_compose(overrides=[f"+{group}={path.stem}"])
+        return to_object(cfg[group], schema)
+
+
+def to_object(cfg: Any, schema: type) -> Any:
+    """Validate ``cfg`` against ``schema`` and return the typed object."""
+    with user_errors():
+        merged = OmegaConf.merge(OmegaConf.structured(schema), cfg)
+        return OmegaConf.to_object(merged)
+
+
+class TaskError(Exception):
+    """An error of the task function itself, not of composing its config: it keeps its
+    traceback (its ``__cause__``)."""
+
+
+@contextmanager
+def task_errors() -> Iterator[None]:
+    """Inside a ``@hydra.main`` function: a UserError ends the command with its one line
+    (here, so that Hydra adds no line of its own); anything else is the program's fault."""
+    try:
+        yield
+    except UserError as exc:
+        fail(str(exc))
+    except Exception as exc:
+        raise TaskError(type(exc).__name__) from exc
+
+
+@contextmanager
+def hydra_errors() -> Iterator[None]:
+    """Around a ``@hydra.main`` app: Hydra raises instead of printing; what it raises about
+    the config becomes a UserError, the task's own errors keep their traceback (unless the
+    user asked for Hydra's full errors, which are then left alone)."""
+    if os.environ.get("HYDRA_FULL_ERROR") == "1":
+        yield
+        return
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    try:
+        with user_errors():
+            yield
+    except TaskError as exc:
+        raise (exc.__cause__ or exc) from None
+    finally:
+        os.environ.pop("HYDRA_FULL_ERROR", None)

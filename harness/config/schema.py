@@ -1,0 +1,123 @@
+"""The run's configuration schemas (Hydra structured configs).
+
+YAML files under ``conf/`` hold values; these dataclasses hold the shape, so a typo, an
+unknown option or a wrong type is rejected when Hydra composes the config. Units are in field
+names (``_ms``, ``_s``). Closed sets are Enums (matched by *name* in YAML).
+
+The run knows its device and its baselines only as nodes whose ``_target_`` names the
+component class; each component's own schema (``devices/*/config.py``, ``baselines/*``,
+``adms/config.py``) types the node, so Hydra rejects a typo inside it at composition too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+
+class Arrival(Enum):
+    #: closed loop over frames: ``frames_in_flight`` frames (one request per model each) are
+    #: outstanding; a new frame is issued when every request of a frame has ended
+    frames = "frames"
+    #: closed loop per model: each model's stream issues its next request when its previous
+    #: one ends (flatters small models: count complete frames, not per-model rates)
+    stream = "stream"
+    #: a new frame (one request per model) every 1/fps seconds
+    periodic = "periodic"
+    #: open loop, exponential inter-arrival times with mean 1/fps per model
+    poisson = "poisson"
+
+
+@dataclass
+class DeviceConf:
+    """What every device config has; a backend's schema extends it."""
+
+    # the device class (a harness.seams.device.DeviceClass), e.g. devices.twin.TwinDevice
+    _target_: str = MISSING
+    # short name used on the command line and in results paths
+    name: str = MISSING
+    # human-readable description: phone and SoC
+    description: str = ""
+
+
+@dataclass
+class BaselineConf:
+    """What every baseline config has; a policy's schema extends it."""
+
+    # the policy class (a harness.seams.policy.PolicyClass), e.g. baselines.band.BandPolicy
+    _target_: str = MISSING
+
+
+@dataclass
+class ModelConf:
+    # zoo name, e.g. mobilenet_v2
+    name: str = MISSING
+    # what it is, and how it differs from the paper's model where it does
+    description: str = ""
+    # input shape without batch (H, W, C)
+    input_shape: list[int] = field(default_factory=list)
+    # 8-bit integer model
+    quantized: bool = False
+    # op count the paper reports (Table III), if any
+    paper_ops: int | None = None
+    # a .tflite to use instead of the zoo build (absolute or relative to the working dir)
+    tflite: str | None = None
+
+
+@dataclass
+class ScenarioConf:
+    # short name: frs, ros, single...
+    name: str = MISSING
+    description: str = ""
+    # zoo model names issued per frame
+    models: list[str] = MISSING
+    arrival: Arrival = Arrival.frames
+    # frame rate for periodic / poisson arrival (frames per second)
+    fps: float = 30.0
+    # measured duration, seconds (after warm-up)
+    duration_s: float = 10.0
+    # warm-up before measurement, seconds (requests issued but not counted)
+    warmup_s: float = 1.0
+    # SLO = slo_multiplier x the model's worst single-model latency; 0 disables SLOs
+    slo_multiplier: float = 0.0
+    # closed-loop streams per model (stream arrival)
+    streams_per_model: int = 1
+    # frames outstanding at once (frames arrival); 2 = a double-buffered camera pipeline
+    frames_in_flight: int = 2
+
+
+@dataclass
+class SeedsConf:
+    # one integer from which every purpose's seed is split (traffic, latency noise, ...)
+    base: int = 0
+
+
+@dataclass
+class RunConf:
+    # the device (its schema comes with its YAML: conf/device/*.yaml)
+    device: Any = MISSING
+    scenario: ScenarioConf = MISSING
+    # baseline name (as in results and in `run`) -> its config (conf/baseline/*.yaml)
+    baselines: dict[str, Any] = field(default_factory=dict)
+    # which baselines to run, in order
+    run: list[str] = field(default_factory=lambda: ["tflite", "band", "adms"])
+    seed: SeedsConf = field(default_factory=SeedsConf)
+    # where the model zoo's .tflite cache lives (relative to the working dir or absolute)
+    zoo_cache: str = ".cache/zoo"
+    # sensor sampling interval, ms: the device is read this often, every reading is recorded,
+    # and schedulers see the latest (the Processor Monitor's cache, paper Section 3.3)
+    sensor_interval_ms: float = 100.0
+    # print the plan and stop, measuring nothing
+    dry_run: bool = False
+    # write plots (PNG) into the run folder
+    plots: bool = True
+
+
+def register() -> None:
+    """Register the run's schemas with Hydra's ConfigStore (storing again overwrites)."""
+    cs = ConfigStore.instance()
+    cs.store(name="run_schema", node=RunConf)

@@ -1,0 +1,99 @@
+"""One baseline on one device and one scenario.
+
+:func:`run_baseline`:
+
+1. opens a fresh device from its config (a twin starts cold, at ambient temperature, with
+   its own SimPy environment; the host device is rebuilt so every baseline starts alike);
+2. asks the device which ops each processor runs, and the SLO base (:mod:`.slo`) if any;
+3. builds the policy from its config, has it plan every model, loads the plans on the device
+   and profiles every subgraph alone (the estimates the policies start from);
+4. starts the device's clock and drives traffic through the runtime
+   (:class:`~harness.runtime.driver.Driver`), recording every subgraph, request and sensor
+   sample into the run folder as it goes.
+
+Seeds are split by purpose from ``seed.base``: traffic, latency noise, input data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness.config.schema import RunConf
+from harness.experiment.components import build_policy, open_device
+from harness.experiment.models import Models
+from harness.experiment.slo import plan_all, profile_all, slo_budgets
+from harness.reporting.store import RunRecorder, request_row, sensor_row, subgraph_row
+from harness.runtime.core import Runtime
+from harness.runtime.driver import Driver
+from harness.runtime.sensors import SensorCache
+from harness.runtime.traffic import Traffic
+from harness.seams.device import Device, DeviceContext
+from harness.seams.policy import PolicyContext
+from harness.seams.units import NS_PER_MS, NS_PER_S
+
+#: purposes a seed is split into; their order is part of the results' reproducibility
+SEED_PURPOSES = ("traffic", "noise", "inputs")
+#: how long a run may go on after the last request was issued, to finish jobs in flight
+DRAIN_NS = 5 * NS_PER_S
+
+
+def seeds(base: int) -> dict[str, np.random.Generator]:
+    """One generator per purpose, independent of each other and of the purposes' use."""
+    children = np.random.SeedSequence(base).spawn(len(SEED_PURPOSES))
+    return {p: np.random.default_rng(s) for p, s in zip(SEED_PURPOSES, children, strict=True)}
+
+
+def device_context(cfg: RunConf, models: Models, rngs: Mapping[str, np.random.Generator]
+                   ) -> DeviceContext:
+    return DeviceContext(models.graphs, models.paths, rngs["noise"],
+                         Path(cfg.zoo_cache) / "slices")
+
+
+def run_baseline(
+    cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
+    progress: Callable[[int], None], cache_dir: Path | None,
+) -> dict[str, Any]:
+    """Run one baseline; returns facts for the manifest (device info, plan counts)."""
+    rngs = seeds(cfg.seed.base)
+    device = open_device(cfg.device, device_context(cfg, models, rngs))
+    try:
+        return _run_on(cfg, name, models, recorder, progress, cache_dir, device, rngs)
+    finally:
+        device.close()
+
+
+def _run_on(
+    cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
+    progress: Callable[[int], None], cache_dir: Path | None, device: Device,
+    rngs: Mapping[str, np.random.Generator],
+) -> dict[str, Any]:
+    info = device.describe()
+    unsupported = {m: device.op_support(g) for m, g in models.graphs.items()}
+    slo = slo_budgets(cfg, device, info, unsupported, models, cache_dir)
+    policy = build_policy(name, cfg.baselines, PolicyContext(name, info, device.profile,
+                                                             cache_dir))
+    plans = plan_all(policy, models, info, unsupported)
+    device.load(models.graphs, plans)
+    profile = profile_all(device, plans)
+    policy.prepare(plans, profile)
+    traffic = Traffic(cfg.scenario, slo, rngs["traffic"])
+    interval = int(cfg.sensor_interval_ms * NS_PER_MS)
+    sensors = SensorCache(device.read_sensors, interval,
+                          on_sample=lambda s: recorder.sensors.append(sensor_row(name, s)))
+    runtime = Runtime(
+        policy, plans, info.processors, profile,
+        record_request=lambda r, st, rec: recorder.requests.append(
+            request_row(name, r, st, rec, traffic.is_warmup(r))),
+        record_subgraph=lambda c: recorder.subgraphs.append(subgraph_row(name, c)),
+        sensors=sensors.get,
+    )
+    driver = Driver(device.start_clock(), device, runtime, traffic, sensors, interval, progress)
+    end_ns = driver.run(DRAIN_NS)
+    return {"device": info, "plans": {m: p.counts() for m, p in plans.items()},
+            "plan_meta": {m: dict(p.meta) for m, p in plans.items()},
+            "window_sizes": {m: p.window_size for m, p in plans.items()},
+            "slo_ns": slo, "end_ns": end_ns}

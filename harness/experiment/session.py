@@ -1,0 +1,196 @@
+"""A run session: the composed config in, a results folder out.
+
+It checks every baseline to run, prints what will run and which kind of device produces the
+numbers, runs each baseline (:mod:`harness.experiment.baseline`) with a progress bar, records
+everything as it goes, writes the manifest, then derives metrics, prints the comparison
+table beside the paper's figures, and writes ``summary.csv``, plots and a Chrome trace.
+
+:func:`compose_run` is the programmatic ``python -m harness`` composition (scripts,
+notebooks, tests): the same ``conf/``, the same schemas, Hydra's compose API.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from harness.config.compose import compose, to_object
+from harness.config.schema import RunConf
+from harness.experiment.baseline import run_baseline
+from harness.experiment.components import device_class, register, resolve
+from harness.experiment.models import Models, load_models
+from harness.reporting.report import KIND_MEANING, WIDE
+from harness.reporting.store import RunRecorder, load_run
+from harness.seams.units import NS_PER_S
+
+
+def kind_words(kind: str) -> str:
+    """What produced the numbers, in words a reader cannot miss."""
+    return f"{kind.upper()} = {KIND_MEANING[kind]}"
+
+
+PACKAGES = ("ai-edge-litert", "numpy", "simpy", "hydra-core", "pandas", "adbutils")
+
+
+def compose_run(overrides: list[str] | tuple[str, ...] = ()) -> tuple[RunConf, DictConfig]:
+    """``conf/config.yaml`` with ``overrides`` as ``python -m harness`` would compose it: the
+    typed config and the raw one."""
+    register()
+    raw = compose("config", overrides)
+    return resolve(to_object(raw, RunConf)), raw
+
+
+def run(overrides: list[str], output_dir: str | Path) -> Path:
+    """Compose with ``overrides`` (as on the command line) and run into ``output_dir``: the
+    programmatic ``python -m harness`` (notebooks, scripts)."""
+    cfg, raw = compose_run(overrides)
+    return run_session(cfg, raw, str(output_dir))
+
+
+def device_kind(cfg: RunConf) -> str:
+    return device_class(cfg.device).kind
+
+
+def scenario_models(cfg: RunConf) -> Models:
+    """The scenario's models, as files where the device runs real ones."""
+    files = device_class(cfg.device).needs_model_files
+    return load_models(cfg.scenario.name, list(cfg.scenario.models), files, Path(cfg.zoo_cache))
+
+
+def run_session(cfg: RunConf, raw: DictConfig, output_dir: str) -> Path:
+    console = Console() if sys.stdout.isatty() else Console(width=WIDE)
+    folder = Path(output_dir)
+    cfg = resolve(cfg)
+    kind = device_kind(cfg)
+    console.print(f"[bold]{kind_words(kind)}[/bold]")
+    console.print(_plan_line(cfg, kind))
+    if cfg.dry_run:
+        console.print(OmegaConf.to_yaml(raw))
+        console.print("dry run: nothing was measured")
+        return folder
+    models = scenario_models(cfg)
+    recorder = RunRecorder(folder)
+    facts: dict[str, Any] = {}
+    try:
+        _write_manifest(recorder, cfg, raw, facts, status="running")
+        facts = _run_all(cfg, models, recorder, folder)
+    finally:
+        recorder.close()
+        _write_manifest(recorder, cfg, raw, facts, status="finished" if facts else "interrupted")
+    _report(cfg, folder, console)
+    return folder
+
+
+def _plan_line(cfg: RunConf, kind: str) -> str:
+    sc = cfg.scenario
+    return (
+        f"device={cfg.device.name} ({kind}) scenario={sc.name} "
+        f"models={','.join(sc.models)} arrival={sc.arrival.value} duration={sc.duration_s}s "
+        f"warmup={sc.warmup_s}s baselines={','.join(cfg.run)} seed={cfg.seed.base}"
+    )
+
+
+def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    total_ns = int((cfg.scenario.warmup_s + cfg.scenario.duration_s) * NS_PER_S)
+    with _progress() as start_task:
+        for name in cfg.run:
+            tick = start_task(name, total_ns)
+            facts[name] = run_baseline(cfg, name, models, recorder, tick, folder / "cache")
+    return facts
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[t]}"),
+               TimeElapsedColumn())
+    with Progress(*columns, transient=False) as progress:
+
+        def start_task(name: str, total_ns: int) -> Callable[[int], None]:
+            task = progress.add_task(f"{name:>7}", total=total_ns, t="")
+
+            def tick(now_ns: int) -> None:
+                progress.update(task, completed=min(now_ns, total_ns), t=f"{now_ns / 1e9:6.1f} s")
+
+            return tick
+
+        yield start_task
+
+
+def _report(cfg: RunConf, folder: Path, console: Console) -> None:
+    from harness.reporting import plots, report, trace
+
+    data = load_run(folder)
+    report.print_comparison(data, console=console)
+    report.summary_csv(data, folder / "summary.csv")
+    trace.write_trace(data, folder / "timeline.trace.json")
+    if cfg.plots:
+        for path in plots.plot_all(data, folder):
+            console.print(f"plot: {path}")
+    console.print(f"results: {folder}")
+
+
+# -- manifest -----------------------------------------------------------------------------
+
+
+def _write_manifest(
+    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, facts: dict[str, Any], status: str
+) -> None:
+    recorder.write_manifest({
+        "status": status,
+        "device": cfg.device.name,
+        "device_kind": device_kind(cfg),
+        "kind_words": kind_words(device_kind(cfg)),
+        "scenario": cfg.scenario.name,
+        "baselines": list(cfg.run),
+        "seed": cfg.seed.base,
+        "config": OmegaConf.to_container(raw, resolve=True),
+        "versions": _versions(),
+        "git_commit": _git_commit(),
+        "machine": {"python": platform.python_version(), "system": platform.system(),
+                    "machine": platform.machine(), "processor": platform.processor()},
+        "runs": _jsonable(facts),
+    })
+
+
+def _versions() -> dict[str, str]:
+    versions = {}
+    for pkg in PACKAGES:
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = "absent"
+    return versions
+
+
+def _git_commit() -> str:
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=5, check=False)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def _jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return _jsonable(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "value") and hasattr(value, "name"):
+        return value.value
+    return value

@@ -1,0 +1,140 @@
+"""Command line of the model zoo.
+
+    python -m harness.zoo list
+    python -m harness.zoo build [NAMES...] [--cache DIR] [--seed N] [--profiles DIR]
+
+``list`` prints the registry from the committed graph profiles (no TensorFlow needed).
+``build`` builds the named models (all by default) into the ``.tflite`` cache, writes each
+model's JSON graph profile (into the cache dir unless ``--profiles`` names another) and prints
+the same table for what it built. An unknown model name is a one-line error with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.models import zoo
+from harness.seams.errors import cli_guard
+from harness.seams.graph import ModelGraph
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness.zoo",
+                                     description="Build and list the model zoo.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="print the registry from the committed graph profiles")
+    build = sub.add_parser("build", help="build .tflite files and write their graph profiles")
+    build.add_argument("names", nargs="*", metavar="NAME", help="models to build (default: all)")
+    build.add_argument("--cache", type=Path, default=zoo.DEFAULT_CACHE,
+                       help=f"directory for the .tflite files (default: {zoo.DEFAULT_CACHE})")
+    build.add_argument("--seed", type=int, default=0, help="weight seed (default: 0)")
+    build.add_argument("--profiles", type=Path, default=None,
+                       help="directory for the JSON graph profiles (default: the cache dir; "
+                            "pass the package's harness/models/zoo/profiles to update the "
+                            "committed ones: Keras names tensors by build order, so rebuilds "
+                            "differ)")
+    build.add_argument("--verbose", action="store_true",
+                       help="show TensorFlow's conversion output")
+    return parser
+
+
+def _table(title: str, graphs: Sequence[ModelGraph], seconds: dict[str, float] | None = None
+           ) -> Table:
+    table = Table(title=title)
+    for column in ("model", "input", "ops", "params", "MB", "top op types", "paper ops", "dev"):
+        left = column in ("model", "top op types")
+        table.add_column(column, justify="left" if left else "right",
+                         no_wrap=column != "top op types")
+    if seconds is not None:
+        table.add_column("build s", justify="right")
+    for graph in graphs:
+        model = zoo.get(graph.name)
+        dev = zoo.deviation(model, graph.num_ops)
+        row = [
+            model.name + (" (int8)" if model.quantized else ""),
+            "×".join(str(d) for d in model.input_shape),
+            str(graph.num_ops),
+            f"{graph.parameter_count / 1e6:.2f}M",
+            f"{graph.weight_bytes / 1e6:.1f}",
+            zoo.op_mix(graph),
+            "" if model.paper_ops is None else str(model.paper_ops),
+            "" if dev is None else f"{100 * dev:+.1f}%",
+        ]
+        if seconds is not None:
+            row.append(f"{seconds[graph.name]:.0f}")
+        table.add_row(*row)
+    return table
+
+
+def cmd_list(console: Console) -> None:
+    graphs = []
+    for name in zoo.names():
+        if zoo.profile_path(name).is_file():
+            graphs.append(zoo.load_graph(name))
+        else:
+            console.print(f"[yellow]{name}: no committed profile[/]")
+    console.print(_table("model zoo (committed profiles)", graphs))
+
+
+@contextlib.contextmanager
+def _quiet(enabled: bool) -> Iterator[None]:
+    """Silence stdout/stderr at the file-descriptor level (TensorFlow's C++ logs included)."""
+    if not enabled:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 1)
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+
+
+def cmd_build(args: argparse.Namespace, console: Console) -> None:
+    names = args.names or zoo.names()
+    for name in names:
+        zoo.get(name)  # every name is checked before anything is built
+    zoo.require_tensorflow()
+    graphs, seconds = [], {}
+    for name in names:
+        start = time.perf_counter()
+        with _quiet(not args.verbose):
+            path = zoo.build(name, args.cache, args.seed)
+        graph = zoo.make_profile(name, path, args.seed)
+        graph.save(Path(args.profiles or args.cache) / f"{name}.json")
+        seconds[name] = time.perf_counter() - start
+        console.print(f"built {name}: {path} ({graph.num_ops} ops, {seconds[name]:.0f} s)")
+        graphs.append(graph)
+    console.print(_table(f"model zoo (seed {args.seed}, cache {args.cache})", graphs, seconds))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    with cli_guard():
+        if args.command == "list":
+            cmd_list(console)
+        else:
+            cmd_build(args, console)
+
+
+if __name__ == "__main__":
+    main()

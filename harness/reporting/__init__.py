@@ -1,0 +1,11 @@
+"""Reporting: everything derived from a run folder's rows, never from printed text.
+
+* :mod:`~harness.reporting.store` — the run folder: journals as the run goes, parquet tables,
+  the manifest, and reading them back;
+* :mod:`~harness.reporting.metrics` — statistics from the rows (FPS, latency, SLO, power);
+* :mod:`~harness.reporting.report` — the comparison table beside the paper's numbers;
+* :mod:`~harness.reporting.plots`, :mod:`~harness.reporting.trace` — figures and a Perfetto
+  timeline;
+* :mod:`~harness.reporting.compare` — runs against each other (nightly regressions);
+* :mod:`~harness.reporting.paper` — the paper's reference numbers.
+"""

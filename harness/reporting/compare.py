@@ -1,0 +1,125 @@
+"""Compare run folders, and flag regressions for nightly runs.
+
+    python -m harness.compare RUN_DIR [RUN_DIR ...] [--tolerance PCT] [--markdown]
+
+Prints each run's comparison table (:mod:`harness.reporting.report`), titled with the kind of device
+that produced it. With two or more runs, the first is the reference: a baseline whose FPS
+fell, or whose p90 latency rose, by more than ``--tolerance`` percent in a later run is a
+regression. Exit codes: 0 no regression, 1 regressions found, 2 bad input (a path that is
+not a run folder), reported in one line without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+
+from harness.reporting import report
+from harness.reporting.store import RunData, load_run
+from harness.seams.errors import UserError, run_cli
+
+#: metric -> +1 when higher is better, -1 when lower is better
+WATCHED = {"fps": +1, "latency_p90_ms": -1}
+DEFAULT_TOLERANCE_PCT = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Regression:
+    run: str
+    baseline: str
+    metric: str
+    reference: float
+    value: float
+
+    @property
+    def change_pct(self) -> float:
+        return (self.value - self.reference) / self.reference * 100
+
+    def line(self) -> str:
+        return (f"REGRESSION {self.run} {self.baseline} {self.metric}: "
+                f"{self.reference:.3g} -> {self.value:.3g} ({self.change_pct:+.1f}%)")
+
+
+def read_run(path: str | Path) -> RunData:
+    """Load a run folder, or raise :class:`UserError` saying why it is not one."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise UserError(f"{path} is not a folder")
+    if not any((folder / f"requests.{ext}").exists() for ext in ("parquet", "jsonl")):
+        raise UserError(f"{path} is not a run folder: it has no requests.parquet or requests.jsonl")
+    try:
+        return load_run(folder)
+    except (ValueError, OSError) as exc:
+        raise UserError(f"{path}: cannot read the run: {exc}") from exc
+
+
+def _worse(sign: int, reference: float, value: float, tolerance_pct: float) -> bool:
+    if math.isnan(reference) or math.isnan(value) or reference == 0:
+        return False
+    return sign * (value - reference) / abs(reference) * 100 < -tolerance_pct
+
+
+def regressions(reference: pd.DataFrame, candidate: pd.DataFrame, run: str,
+                tolerance_pct: float) -> list[Regression]:
+    """Watched metrics of ``candidate`` worse than ``reference`` beyond the tolerance."""
+    ref = reference.set_index("baseline")
+    found = []
+    for row in candidate.to_dict("records"):
+        if row["baseline"] not in ref.index:
+            continue
+        for metric, sign in WATCHED.items():
+            before, after = float(ref.loc[row["baseline"], metric]), float(row[metric])
+            if _worse(sign, before, after, tolerance_pct):
+                found.append(Regression(run, str(row["baseline"]), metric, before, after))
+    return found
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness.compare", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folders; first = reference")
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE_PCT,
+                        help="percent a metric may worsen before it is a regression (default 5)")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    return parser
+
+
+def _show(run: RunData, table: pd.DataFrame, markdown: bool, console: Console) -> None:
+    identity = report.run_identity(run.manifest)
+    if markdown:
+        print(f"`{run.folder}`\n\n{report.markdown(table, identity)}")
+    else:
+        console.print(f"[bold]{run.folder}[/bold]")
+        console.print(report.rich_table(table, identity))
+
+
+def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False) -> int:
+    """Print the tables and regressions; return the exit code."""
+    runs = [read_run(p) for p in paths]
+    tables = [report.report_table(run)[0] for run in runs]
+    console = Console() if sys.stdout.isatty() else Console(width=report.WIDE)
+    for run, table in zip(runs, tables, strict=True):
+        _show(run, table, markdown, console)
+    found = [r for run, table in zip(runs[1:], tables[1:], strict=True)
+             for r in regressions(tables[0], table, str(run.folder), tolerance_pct)]
+    for regression in found:
+        print(regression.line())
+    if len(runs) > 1 and not found:
+        print(f"no regressions beyond {tolerance_pct:g}% against {runs[0].folder}")
+    return 1 if found else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return run_cli(lambda: compare(args.runs, args.tolerance, args.markdown))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Plots of a run, written as PNG files into its folder.
+
+* ``fps.png``: FPS per baseline, with the paper's Figure 8 bars beside ours where known;
+* ``latency_cdf.png``: latency CDF of finished requests, one panel per model;
+* ``thermal.png``: temperature and frequency over time per processor, one column per baseline
+  (the paper's Figure 12);
+* ``power.png``: device power over time per baseline (Figure 11);
+* ``timeline.png``: which subgraph ran on which processor, the first milliseconds of the
+  measured span, one panel per baseline (Figure 10).
+
+Every figure's title names the device kind (a twin is a simulation) and a footer names the
+device, scenario and seed. Time axes are seconds from each baseline's first row, since
+baselines run one after another on their own clocks. Figures are drawn with matplotlib's
+object API onto Agg canvases, so no global backend or pyplot state is touched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from harness.reporting import metrics, paper
+from harness.reporting.report import RunIdentity, run_identity
+from harness.reporting.store import RunData
+
+DPI = 110
+TIMELINE_MS = 100.0
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Figure, identity: RunIdentity, title: str, path: Path) -> Path:
+    fig.suptitle(f"{title}: {identity.kind.upper()} = {identity.kind_meaning}", fontsize=11)
+    fig.text(0.01, 0.005, identity.short(), fontsize=7, color="0.35", va="bottom")
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    fig.savefig(path)
+    return path
+
+
+def _seconds_since_start(frame: pd.DataFrame, column: str, starts: dict[str, int]) -> pd.Series:
+    origin = frame["baseline"].astype(str).map(starts).astype("int64")
+    return (frame[column] - origin) / metrics.NS_PER_S
+
+
+def fps_plot(table: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
+    """Bars of FPS per baseline: this run, and the paper's where it has a value."""
+    ours = pd.DataFrame({"baseline": table["baseline"], "fps": table["fps"],
+                         "source": f"this run ({identity.kind})"})
+    ref = paper.fig8_fps(identity.device, identity.paper_scenario)
+    theirs = pd.DataFrame({"baseline": list(ref), "fps": list(ref.values()),
+                           "source": "paper (Fig. 8)"})
+    data = pd.concat([ours, theirs], ignore_index=True) if ref else ours
+    fig = _figure(6, 4)
+    ax = fig.subplots()
+    sns.barplot(data=data, x="baseline", y="fps", hue="source", ax=ax,
+                order=list(table["baseline"]))
+    ax.set_ylabel("frames per second (every model finished)")
+    return _save(fig, identity, "FPS by baseline", path)
+
+
+def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
+    """Latency CDF of finished requests per model, one line per baseline."""
+    rows = pd.concat([metrics.measured_requests(requests, b,
+                                                metrics.measured_span(requests, b))
+                      for b in metrics.baselines(requests)])
+    rows = rows.dropna(subset=["latency_ms"]).astype({"baseline": str, "model": str})
+    models = list(pd.unique(rows["model"]))
+    fig = _figure(4 * max(1, len(models)), 3.6)
+    axes = np.atleast_1d(fig.subplots(1, max(1, len(models)), squeeze=False)[0])
+    for ax, model in zip(axes, models, strict=False):
+        sns.ecdfplot(data=rows[rows["model"] == model], x="latency_ms", hue="baseline", ax=ax)
+        ax.set_title(model, fontsize=9)
+        ax.set_xlabel("latency (ms)")
+    return _save(fig, identity, "Latency CDF", path)
+
+
+def _sensor_frame(run: RunData) -> pd.DataFrame:
+    sensors = run.sensors[run.sensors["processor"] != metrics.DEVICE].copy()
+    starts = metrics.run_starts(run.requests, run.subgraphs, run.sensors)
+    sensors["t_s"] = _seconds_since_start(sensors, "t_ns", starts)
+    sensors["frequency_ghz"] = sensors["frequency_hz"] / 1e9
+    return sensors.astype({"baseline": str, "processor": str})
+
+
+def thermal_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
+    """Temperature (top) and frequency (bottom) per processor over time, per baseline."""
+    sensors = _sensor_frame(run)
+    names = metrics.baselines(run.requests) or list(pd.unique(sensors["baseline"]))
+    fig = _figure(4 * len(names), 6)
+    axes = fig.subplots(2, len(names), squeeze=False, sharex="col", sharey="row")
+    for col, baseline in enumerate(names):
+        mine = sensors[sensors["baseline"] == baseline]
+        for row, (y, label) in enumerate((("temperature_c", "°C"), ("frequency_ghz", "GHz"))):
+            ax = axes[row][col]
+            if mine[y].notna().any():
+                sns.lineplot(data=mine, x="t_s", y=y, hue="processor", ax=ax)
+            ax.set_ylabel(label)
+            ax.set_xlabel("time (s)")
+        axes[0][col].set_title(baseline, fontsize=9)
+    return _save(fig, identity, "Temperature and frequency", path)
+
+
+def power_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
+    """Device power over time, one line per baseline."""
+    starts = metrics.run_starts(run.requests, run.subgraphs, run.sensors)
+    parts = []
+    for baseline, sensors in run.sensors.groupby("baseline"):
+        series = metrics.power_series(sensors)
+        parts.append(pd.DataFrame({"baseline": str(baseline), "power_w": series.to_numpy(),
+                                   "t_s": (series.index - starts[str(baseline)]) / 1e9}))
+    fig = _figure(7, 3.6)
+    ax = fig.subplots()
+    sns.lineplot(data=pd.concat(parts, ignore_index=True), x="t_s", y="power_w",
+                 hue="baseline", ax=ax)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("power (W)")
+    return _save(fig, identity, "Power over time", path)
+
+
+def _timeline_rows(run: RunData, baseline: str, first_ms: float) -> pd.DataFrame:
+    start = metrics.measured_span(run.requests, baseline)[0]
+    end = start + int(first_ms * metrics.NS_PER_MS)
+    sub = run.subgraphs[(run.subgraphs["baseline"] == baseline)
+                        & (run.subgraphs["end_ns"] > start) & (run.subgraphs["start_ns"] < end)]
+    sub = sub.assign(x_ms=(sub["start_ns"].clip(lower=start) - start) / metrics.NS_PER_MS)
+    return sub.assign(w_ms=(sub["end_ns"].clip(upper=end) - start) / metrics.NS_PER_MS
+                      - sub["x_ms"])
+
+
+def timeline_plot(run: RunData, identity: RunIdentity, path: Path,
+                  first_ms: float = TIMELINE_MS) -> Path:
+    """Subgraphs per processor, coloured by model, over the first ``first_ms`` of the
+    measured span."""
+    names = metrics.baselines(run.requests)
+    processors = sorted(str(p) for p in pd.unique(run.subgraphs["processor"]))
+    models = [str(m) for m in pd.unique(run.subgraphs["model"])]
+    colours = dict(zip(models, sns.color_palette("tab10", len(models)), strict=True))
+    fig = _figure(9, 0.6 + 0.5 * len(processors) * len(names) + 0.4 * len(names))
+    axes = fig.subplots(len(names), 1, squeeze=False, sharex=True)[:, 0]
+    for ax, baseline in zip(axes, names, strict=True):
+        rows = _timeline_rows(run, baseline, first_ms)
+        for y, proc in enumerate(processors):
+            mine = rows[rows["processor"] == proc]
+            ax.broken_barh(list(zip(mine["x_ms"], mine["w_ms"], strict=True)), (y - 0.4, 0.8),
+                           facecolors=[colours[str(m)] for m in mine["model"]])
+        ax.set_yticks(range(len(processors)), processors)
+        ax.set_title(baseline, fontsize=9)
+    axes[-1].set_xlabel(f"ms from the start of the measured span (first {first_ms:g} ms)")
+    fig.legend(handles=[Patch(color=c, label=m) for m, c in colours.items()],
+               loc="upper right", fontsize=7)
+    return _save(fig, identity, "Processor timeline", path)
+
+
+def plot_all(run: RunData, out_dir: Path | None = None) -> list[Path]:
+    """Every plot the run's data allows; returns the PNG paths written."""
+    out = Path(out_dir or run.folder)
+    out.mkdir(parents=True, exist_ok=True)
+    identity = run_identity(run.manifest)
+    written = []
+    if not run.requests.empty:
+        table = metrics.scenario_metrics(run.requests, run.subgraphs, run.sensors)
+        written.append(fps_plot(table, identity, out / "fps.png"))
+        written.append(latency_cdf_plot(run.requests, identity, out / "latency_cdf.png"))
+    if not run.sensors.empty:
+        written.append(thermal_plot(run, identity, out / "thermal.png"))
+    if run.sensors["power_w"].notna().any():
+        written.append(power_plot(run, identity, out / "power.png"))
+    if not run.subgraphs.empty and not run.requests.empty:
+        written.append(timeline_plot(run, identity, out / "timeline.png"))
+    return written

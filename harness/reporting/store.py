@@ -1,0 +1,227 @@
+"""Run results: tidy tables written as the run goes, and read back for metrics and plots.
+
+A run folder (``results/<device>/<timestamp>_<scenario>/``) holds:
+
+* ``requests.parquet``: one row per request (:data:`REQUEST_COLUMNS`);
+* ``subgraphs.parquet``: one row per executed subgraph (:data:`SUBGRAPH_COLUMNS`);
+* ``sensors.parquet``: one row per processor per sensor sample (:data:`SENSOR_COLUMNS`);
+* ``manifest.json``: what produced the run (config, versions, commit, device facts, seed).
+
+Every row is first appended to a line-buffered JSON-lines journal (``*.jsonl``), so a run
+that is interrupted, even killed, keeps every finished request; the parquet files are written
+from the journals when the recorder closes (also on Ctrl-C) and by :func:`load_run` if a run
+never closed. Statistics are always derived from these rows, never from printed text.
+
+Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``unfinished``
+(the run ended first), ``failed`` (the device could not run it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+import pandas as pd
+
+from harness.seams.errors import UserError
+from harness.seams.records import Completion, Request, SensorSample
+
+#: bump on any change of the columns below, and teach :func:`_migrate` the old layout
+SCHEMA_VERSION = 1
+
+#: column -> pandas dtype
+REQUEST_COLUMNS: dict[str, str] = {
+    "baseline": "string",
+    "request_id": "int64",
+    "model": "string",
+    "frame_id": "int64",
+    "stream": "int64",
+    "arrival_ns": "int64",
+    "start_ns": "int64",  # first subgraph start, -1 if none ran
+    "end_ns": "int64",  # last subgraph end, -1 if not finished
+    "slo_ns": "int64",  # 0 = no SLO
+    "status": "string",
+    "processors": "string",  # processors used, comma-separated, in order of first use
+    "n_subgraphs": "int64",
+    "warmup": "bool",  # issued during warm-up: excluded from metrics
+}
+
+SUBGRAPH_COLUMNS: dict[str, str] = {
+    "baseline": "string",
+    "request_id": "int64",
+    "job_id": "int64",
+    "model": "string",
+    "subgraph": "int64",  # index in the model's plan
+    "processor": "string",
+    "first_unit": "int64",
+    "last_unit": "int64",
+    "n_ops": "int64",
+    "start_ns": "int64",
+    "end_ns": "int64",
+    "ok": "bool",
+}
+
+SENSOR_COLUMNS: dict[str, str] = {
+    "baseline": "string",
+    "t_ns": "int64",
+    "processor": "string",
+    "temperature_c": "float64",
+    "frequency_hz": "float64",
+    "max_frequency_hz": "float64",
+    "load": "float64",
+    "power_w": "float64",
+    "throttled": "boolean",
+}
+
+TABLES: dict[str, dict[str, str]] = {
+    "requests": REQUEST_COLUMNS,
+    "subgraphs": SUBGRAPH_COLUMNS,
+    "sensors": SENSOR_COLUMNS,
+}
+
+
+class TableWriter:
+    """Appends rows of one table to a JSON-lines journal; writes parquet on close."""
+
+    def __init__(self, folder: Path, table: str) -> None:
+        self.columns = TABLES[table]
+        self.journal = folder / f"{table}.jsonl"
+        self.parquet = folder / f"{table}.parquet"
+        self._fh: IO[str] | None = self.journal.open("a", buffering=1)
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        assert self._fh is not None, "writer closed"
+        self._fh.write(json.dumps({c: row.get(c) for c in self.columns}) + "\n")
+
+    def close(self) -> None:
+        if self._fh is None:
+            return
+        self._fh.close()
+        self._fh = None
+        journal_to_parquet(self.journal, self.parquet, self.columns)
+
+
+def journal_to_parquet(journal: Path, parquet: Path, columns: Mapping[str, str]) -> pd.DataFrame:
+    frame = read_journal(journal, columns)
+    frame.to_parquet(parquet, index=False)
+    return frame
+
+
+def read_journal(journal: Path, columns: Mapping[str, str]) -> pd.DataFrame:
+    rows = []
+    if journal.exists():
+        for line in journal.read_text().splitlines():
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    break  # a line cut by a kill: everything before it is kept
+    frame = pd.DataFrame(rows, columns=list(columns))
+    return frame.astype(dict(columns))
+
+
+class RunRecorder:
+    """The three tables of one run folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        if taken := sorted(p.name for name in TABLES for p in folder.glob(f"{name}.*")):
+            raise UserError(
+                f"results folder {str(folder)!r} already holds a run ({', '.join(taken)}); "
+                f"a run never appends to another: choose a new folder (hydra.run.dir=...)"
+            )
+        self.requests = TableWriter(folder, "requests")
+        self.subgraphs = TableWriter(folder, "subgraphs")
+        self.sensors = TableWriter(folder, "sensors")
+
+    def close(self) -> None:
+        for writer in (self.requests, self.subgraphs, self.sensors):
+            writer.close()
+
+    def write_manifest(self, manifest: Mapping[str, Any]) -> Path:
+        path = self.folder / "manifest.json"
+        body = {"schema_version": SCHEMA_VERSION, **manifest}
+        path.write_text(json.dumps(body, indent=2, sort_keys=True, default=str) + "\n")
+        return path
+
+
+@dataclass(frozen=True)
+class RunData:
+    folder: Path
+    requests: pd.DataFrame
+    subgraphs: pd.DataFrame
+    sensors: pd.DataFrame
+    manifest: Mapping[str, Any]
+
+
+def load_run(folder: str | Path) -> RunData:
+    """Read a run folder; journals of a run that never closed are converted first."""
+    folder = Path(folder)
+    frames = {name: _load_table(folder, name) for name in TABLES}
+    manifest_path = folder / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    _migrate(manifest)
+    return RunData(folder, frames["requests"], frames["subgraphs"], frames["sensors"], manifest)
+
+
+def _load_table(folder: Path, name: str) -> pd.DataFrame:
+    parquet = folder / f"{name}.parquet"
+    if parquet.exists():
+        return pd.read_parquet(parquet)
+    return journal_to_parquet(folder / f"{name}.jsonl", parquet, TABLES[name])
+
+
+def _migrate(manifest: Mapping[str, Any]) -> None:
+    version = manifest.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise ValueError(f"results schema {version} is not readable by schema {SCHEMA_VERSION}")
+
+
+# -- rows ---------------------------------------------------------------------------------
+
+
+class JobFacts(Protocol):
+    """What a request row needs of the job that served it (the runtime's JobRecord)."""
+
+    @property
+    def start_ns(self) -> int: ...
+    @property
+    def end_ns(self) -> int: ...
+    @property
+    def processors(self) -> str: ...
+    @property
+    def n_subgraphs(self) -> int: ...
+
+
+def request_row(
+    baseline: str, r: Request, status: str, rec: JobFacts, warmup: bool
+) -> dict[str, Any]:
+    return {
+        "baseline": baseline, "request_id": r.request_id, "model": r.model,
+        "frame_id": r.frame_id, "stream": r.stream, "arrival_ns": r.arrival_ns,
+        "start_ns": rec.start_ns, "end_ns": rec.end_ns, "slo_ns": r.slo_ns, "status": status,
+        "processors": rec.processors, "n_subgraphs": rec.n_subgraphs, "warmup": warmup,
+    }
+
+
+def subgraph_row(baseline: str, c: Completion) -> dict[str, Any]:
+    sg = c.subgraph
+    return {
+        "baseline": baseline, "request_id": c.request.request_id, "job_id": c.job_id,
+        "model": sg.model, "subgraph": sg.index, "processor": sg.processor,
+        "first_unit": sg.first_unit, "last_unit": sg.last_unit, "n_ops": len(sg.ops),
+        "start_ns": c.start_ns, "end_ns": c.end_ns, "ok": c.ok,
+    }
+
+
+def sensor_row(baseline: str, s: SensorSample) -> dict[str, Any]:
+    return {
+        "baseline": baseline, "t_ns": s.t_ns, "processor": s.processor,
+        "temperature_c": s.temperature_c, "frequency_hz": s.frequency_hz,
+        "max_frequency_hz": s.max_frequency_hz, "load": s.load, "power_w": s.power_w,
+        "throttled": s.throttled,
+    }

@@ -1,0 +1,91 @@
+"""The one loop that drives a run, on any clock (simulated or wall).
+
+Each turn it looks at the time, lets due requests arrive, refreshes the sensor cache when a
+sample is due, then waits on the clock until the next completion or the next timed event
+(an arrival, a sample, the end of traffic, the end of the drain). A completion is handed to
+the runtime core, which starts the processor's next local subgraph; then every event of the
+instant settles (:func:`~harness.runtime.core.settle`) before the policy decides.
+
+After the traffic's end no request is issued; the run goes on until every job ended or
+``drain_ns`` more passed, then still-running jobs are recorded unfinished. A simulated and a
+real run go through exactly these steps; only :meth:`Clock.wait` differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from harness.runtime.core import Runtime, Start, settle
+from harness.runtime.sensors import SensorCache
+from harness.runtime.traffic import Traffic
+from harness.seams.device import Clock, Device
+
+
+class Driver:
+    def __init__(
+        self,
+        clock: Clock,
+        device: Device,
+        runtime: Runtime,
+        traffic: Traffic,
+        sensors: SensorCache,
+        sample_interval_ns: int,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.clock = clock
+        self.device = device
+        self.runtime = runtime
+        self.traffic = traffic
+        self.sensors = sensors
+        self.sample_interval_ns = sample_interval_ns
+        self._progress = progress
+        self._next_sample_ns = 0
+
+    def run(self, drain_ns: int) -> int:
+        """Run to the end of traffic plus drain; returns the end time (ns)."""
+        end_ns = self.traffic.span.end_ns
+        stop_ns = end_ns + drain_ns
+        try:
+            while True:
+                now = self.clock.now_ns()
+                if now >= end_ns and (not self.runtime.busy or now >= stop_ns):
+                    break
+                self._tick(now)
+                done = self.clock.wait(self._next_event_ns(now, end_ns, stop_ns))
+                if done is not None:
+                    now = self.clock.now_ns()
+                    self._dispatch(self.runtime.complete(done, now), now)
+                    settle(self.runtime, self.traffic, now, self._dispatch_now)
+        finally:
+            self.runtime.finish()
+        return self.clock.now_ns()
+
+    def _tick(self, now: int) -> None:
+        """A due sensor sample is taken; then due arrivals join the queue (and settle), so a
+        decision at a sampling instant sees that instant's reading."""
+        if now >= self._next_sample_ns:
+            self.sensors.refresh(now)
+            while self._next_sample_ns <= now:
+                self._next_sample_ns += self.sample_interval_ns
+            if self._progress is not None:
+                self._progress(now)
+        due = self.traffic.pop_due(now)
+        for request in due:
+            self.runtime.arrive(request, now)
+        if due:
+            settle(self.runtime, self.traffic, now, self._dispatch_now)
+
+    def _next_event_ns(self, now: int, end_ns: int, stop_ns: int) -> int:
+        targets = [self._next_sample_ns, stop_ns]
+        if (t := self.traffic.next_arrival_ns()) is not None:
+            targets.append(t)
+        if now < end_ns:
+            targets.append(end_ns)
+        return min(targets)
+
+    def _dispatch_now(self, starts: list[Start]) -> None:
+        self._dispatch(starts, self.clock.now_ns())
+
+    def _dispatch(self, starts: list[Start], now: int) -> None:
+        for s in starts:
+            self.device.start(s.job_id, s.request, s.subgraph, now, self.clock.report)

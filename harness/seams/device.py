@@ -1,0 +1,118 @@
+"""The device protocol every backend implements (twin, host, adb), and the clock it runs on.
+
+A device runs at most one subgraph at a time on each processor; the runtime keeps the
+processors' local queues and calls :meth:`Device.start` only on an idle processor. A device
+never decides what runs where. It says which ops each processor can run
+(:meth:`Device.op_support`), how long a subgraph takes alone (:meth:`Device.profile`), and
+reads its sensors.
+
+**Time.** :meth:`Device.start_clock` begins the run: time 0 is that instant, and the
+returned :class:`Clock` is what the runtime's one loop (:mod:`harness.runtime.driver`) runs
+on. A simulated device's clock jumps from event to event; a real one's is the wall clock.
+The two differ only in :meth:`Clock.wait`.
+
+A device backend is built by the composition root from its config node, whose ``_target_``
+names the device class: the class carries its schema as ``Conf``, its ``kind`` and whether
+it needs the models' ``.tflite`` files, and builds itself with ``open(conf, context)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
+
+
+@runtime_checkable
+class Clock(Protocol):
+    """The time a run goes by, and how completions reach the runtime."""
+
+    def now_ns(self) -> int:
+        """Nanoseconds since the run began."""
+        ...
+
+    def report(self, done: Completion) -> None:
+        """A device reports a finished subgraph (from any thread)."""
+        ...
+
+    def wait(self, until_ns: int) -> Completion | None:
+        """Let time pass until the next completion is reported or ``until_ns`` comes,
+        whichever is first; return that completion, or None at ``until_ns``."""
+        ...
+
+
+@runtime_checkable
+class Device(Protocol):
+    def describe(self) -> DeviceInfo:
+        """Name, kind (twin/host/adb), processors, facts for the manifest."""
+        ...
+
+    def op_support(self, graph: ModelGraph) -> Mapping[str, frozenset[int]]:
+        """Processor name -> indices of the ops of ``graph`` it cannot run."""
+        ...
+
+    def load(self, graphs: Mapping[str, ModelGraph], plans: Mapping[str, ModelPlan]) -> None:
+        """Prepare to run every subgraph of ``plans`` (build slices, interpreters...). Called
+        once, with the plans the run executes."""
+        ...
+
+    def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """Latency in ns of ``subgraph`` run alone on its processor (measured or modelled);
+        the subgraph need not belong to a loaded plan."""
+        ...
+
+    def start_clock(self) -> Clock:
+        """Begin the run: time 0 is now (after loading and profiling)."""
+        ...
+
+    def start(
+        self,
+        job_id: int,
+        request: Request,
+        subgraph: Subgraph,
+        now_ns: int,
+        on_done: Callable[[Completion], None],
+    ) -> None:
+        """Begin running ``subgraph`` on its (idle) processor; call ``on_done`` when it ends."""
+        ...
+
+    def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
+        """One reading per processor; unavailable sensors are ``None``, never invented."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+@dataclass(frozen=True)
+class DeviceContext:
+    """What a device backend is opened with."""
+
+    #: model name -> graph
+    graphs: Mapping[str, ModelGraph]
+    #: model name -> its ``.tflite`` (empty for devices that need only graphs)
+    paths: Mapping[str, Path]
+    #: the generator of the device's own randomness (a twin's latency noise)
+    rng: np.random.Generator
+    #: where the device may cache slices and profiles between runs
+    cache_dir: Path
+
+
+class DeviceClass(Protocol):
+    """What a ``_target_`` of a device config must name."""
+
+    #: the config schema (a dataclass) its node is validated against
+    Conf: ClassVar[type]
+    #: ``twin``, ``host`` or ``adb``: which kind of numbers it produces
+    kind: ClassVar[str]
+    #: it runs real ``.tflite`` files (the host, a phone) rather than graph profiles
+    needs_model_files: ClassVar[bool]
+
+    def open(self, conf: Any, context: DeviceContext) -> Device: ...

@@ -1,0 +1,116 @@
+"""Execution plans: how a model is cut into subgraphs that processors can run.
+
+A Model Analyzer (Band's, :mod:`baselines.band.analyzer`, or ADMS's, :mod:`adms.analyzer`)
+turns a :class:`~harness.seams.graph.ModelGraph` and the processors' op support into a
+:class:`ModelPlan`:
+
+* **units** (``units``): disjoint op sets, in topological order, each supported by the same
+  set of processors (``unit_support``); together they cover every op exactly once;
+* **subgraphs**: what a scheduler can place. Each runs a contiguous range of units on one
+  processor. A *unit subgraph* covers one unit on one processor; a *merged subgraph* covers
+  several consecutive units.
+
+A job (one inference request) walks its plan's units in order: the scheduler picks a subgraph
+that starts at the job's next unit, runs it, and the job moves past the subgraph's last unit.
+
+Counts follow the paper's Table III: ``unit`` = distinct units, ``unit_subgraphs`` = (unit,
+processor) pairs, ``merged`` = multi-unit subgraphs, ``total`` = unit subgraphs + merged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+
+
+class ProcessorKind(Enum):
+    """The kinds of processor a phone SoC offers."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+    DSP = "dsp"
+    NPU = "npu"
+
+
+@dataclass(frozen=True, slots=True)
+class Processor:
+    """A processor a scheduler can place work on (Band: a worker)."""
+
+    name: str
+    kind: ProcessorKind
+
+
+@dataclass(frozen=True, slots=True)
+class Subgraph:
+    """A contiguous range of units of one model, placed on one processor."""
+
+    #: index within the model's plan
+    index: int
+    model: str
+    processor: str
+    ops: frozenset[int]
+    #: the consecutive unit indices it covers, ascending
+    units: tuple[int, ...]
+
+    @property
+    def first_unit(self) -> int:
+        return self.units[0]
+
+    @property
+    def last_unit(self) -> int:
+        return self.units[-1]
+
+    @property
+    def is_merged(self) -> bool:
+        return len(self.units) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class PlanCounts:
+    unit: int
+    unit_subgraphs: int
+    merged: int
+
+    @property
+    def total(self) -> int:
+        return self.unit_subgraphs + self.merged
+
+
+@dataclass(frozen=True, eq=False)
+class ModelPlan:
+    """All subgraphs of one model on one device, from one analyzer setting."""
+
+    model: str
+    units: tuple[frozenset[int], ...]
+    #: for each unit, the processors that may run it
+    unit_support: tuple[frozenset[str], ...]
+    subgraphs: tuple[Subgraph, ...]
+    #: the analyzer setting that produced it (ADMS window size / Band minimum_subgraph_size)
+    window_size: int = 1
+    #: how it was made, e.g. ``{"analyzer": "band", "preparation": "merge_unit_subgraph"}``
+    meta: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def num_units(self) -> int:
+        return len(self.units)
+
+    @cached_property
+    def starting_at(self) -> Mapping[int, tuple[Subgraph, ...]]:
+        """Unit index -> subgraphs whose first unit it is."""
+        table: dict[int, list[Subgraph]] = {}
+        for sg in self.subgraphs:
+            table.setdefault(sg.first_unit, []).append(sg)
+        return {u: tuple(sgs) for u, sgs in table.items()}
+
+    def candidates(self, next_unit: int) -> tuple[Subgraph, ...]:
+        """Subgraphs a job whose next unit is ``next_unit`` can run now."""
+        return self.starting_at.get(next_unit, ())
+
+    def counts(self) -> PlanCounts:
+        unit_sgs = sum(1 for sg in self.subgraphs if not sg.is_merged)
+        return PlanCounts(self.num_units, unit_sgs, len(self.subgraphs) - unit_sgs)
+
+    def processors(self) -> frozenset[str]:
+        return frozenset(sg.processor for sg in self.subgraphs)

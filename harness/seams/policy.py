@@ -1,0 +1,79 @@
+"""The policy protocol: a baseline or ADMS, built from its config.
+
+A policy cuts models into plans and makes scheduling decisions. It never sleeps, does I/O
+(beyond its own analysis cache) or makes traffic. It is built by the composition root
+(:mod:`harness.experiment.components`) from its config node, whose ``_target_`` names the
+policy class: the class carries its schema as ``Conf`` and builds itself with
+``from_config(conf, context)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.records import Completion, DeviceInfo
+from harness.seams.view import Decision, SchedulerView
+
+#: the latency in ns of a subgraph run alone on its processor (a device's ``profile``)
+ProfileFn = Callable[[ModelPlan, Subgraph], int]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A baseline or ADMS: analysis of models into plans, and scheduling decisions."""
+
+    #: short name used in results: ``tflite``, ``band``, ``adms``
+    name: str
+    #: unfinished jobs go back to the front of the queue (True) or to its back
+    reinsert_front: bool
+
+    def plan(
+        self,
+        graph: ModelGraph,
+        processors: Sequence[Processor],
+        unsupported: Mapping[str, frozenset[int]],
+    ) -> ModelPlan:
+        """Cut a model into the subgraphs this policy will place. ``unsupported[p]`` holds the
+        indices of the ops processor ``p`` cannot run (Band: ``ModelSpec::unsupported_ops``)."""
+        ...
+
+    def prepare(
+        self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
+    ) -> None:
+        """Seed latency estimates: ``profile[(model, subgraph index)]`` = ns when run alone."""
+        ...
+
+    def schedule(self, view: SchedulerView) -> Decision:
+        ...
+
+    def observe(self, completion: Completion) -> None:
+        """Learn from a finished subgraph (latency estimators)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PolicyContext:
+    """What a policy may know of the run it is built for."""
+
+    #: its name in results and in ``run`` (the key of its config under ``baselines``)
+    name: str
+    #: the device it will run on (processors, the CPU fallback, delegate limits)
+    device: DeviceInfo
+    #: the device's single-run latency of a subgraph (ADMS's window tuner measures with it)
+    profile: ProfileFn
+    #: where a policy may keep analysis results between runs (None: keep nothing)
+    cache_dir: Path | None = None
+
+
+class PolicyClass(Protocol):
+    """What a ``_target_`` of a baseline config must name."""
+
+    #: the config schema (a dataclass) its node is validated against
+    Conf: ClassVar[type]
+
+    def from_config(self, conf: Any, context: PolicyContext) -> Policy: ...

@@ -1,0 +1,90 @@
+"""What a scheduler sees (:class:`SchedulerView`, immutable) and what it answers
+(:class:`Decision`).
+
+A policy is asked for a decision whenever something happened (an arrival, a completion). It
+sees the queue of waiting jobs front first, every processor with its state and the runtime's
+estimate of when it is free, and the plans; it answers with assignments (run this subgraph
+of this job on its processor) and drops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.records import Request, SensorSample
+
+
+@dataclass(frozen=True, slots=True)
+class JobView:
+    """What a scheduler sees of a queued job."""
+
+    job_id: int
+    request: Request
+    #: the first unit of the model plan not yet executed
+    next_unit: int
+    #: when the job (re-)entered the queue
+    enqueue_ns: int
+    #: number of subgraphs of this job already executed
+    executed: int = 0
+
+    @property
+    def model(self) -> str:
+        return self.request.model
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessorView:
+    """What a scheduler sees of one processor."""
+
+    processor: Processor
+    #: nothing running and nothing waiting in its local queue
+    idle: bool
+    #: the runtime's estimate of when its running and queued work ends (>= now)
+    available_ns: int
+    #: subgraphs waiting in its local queue (not counting the running one)
+    queued: int = 0
+    #: latest cached sensor reading (the sensor cache of :mod:`harness.runtime.sensors`)
+    state: SensorSample | None = None
+
+    @property
+    def name(self) -> str:
+        return self.processor.name
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerView:
+    """An immutable snapshot handed to a policy."""
+
+    now_ns: int
+    #: waiting jobs, front of the queue first
+    queue: tuple[JobView, ...]
+    processors: tuple[ProcessorView, ...]
+    plans: Mapping[str, ModelPlan]
+
+    def processor(self, name: str) -> ProcessorView:
+        for p in self.processors:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def idle(self) -> tuple[ProcessorView, ...]:
+        return tuple(p for p in self.processors if p.idle)
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """Run ``subgraph`` for job ``job_id`` on ``subgraph.processor`` (now if idle, else next
+    in that processor's local queue)."""
+
+    job_id: int
+    subgraph: Subgraph
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    assignments: tuple[Assignment, ...] = ()
+    #: jobs to drop (e.g. Band drops jobs that cannot meet their SLO)
+    drops: tuple[int, ...] = ()

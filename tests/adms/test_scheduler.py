@@ -1,0 +1,266 @@
+"""ADMS's priority terms (eqs. 1-4) against hand-computed values, and the decisions they drive."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adms.chains import ChainTable, remaining_latency
+from adms.config import AdmsConf
+from adms.monitor import load_fraction, near_throttle
+from adms.policy import AdmsPolicy
+from adms.scheduler import (
+    AdmsScheduler,
+    deadline_term,
+    priority,
+    resource_term,
+    wait_term,
+)
+from baselines.band.estimator import LatencyEstimator
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.records import Completion, SensorSample
+from tests.fixtures.policies import (
+    MS,
+    chain_graph,
+    job,
+    merge,
+    placed,
+    plan,
+    procs,
+    pv,
+    single,
+    view,
+)
+
+# -- the terms --------------------------------------------------------------------------------
+
+
+def test_deadline_term() -> None:
+    assert deadline_term(2.0, slo_ms=30.0, latency_ms=12.5) == pytest.approx(35.0)
+    assert deadline_term(1.0, slo_ms=5.0, latency_ms=8.0) == pytest.approx(-3.0)
+
+
+def test_wait_term() -> None:
+    assert wait_term(1.5, now_ms=100.0, enqueue_ms=80.0, avg_ms=10.0) == pytest.approx(-3.0)
+    assert wait_term(1.0, now_ms=5.0, enqueue_ms=5.0, avg_ms=2.0) == 0.0
+
+
+def test_resource_term_sign_follows_half_load() -> None:
+    assert resource_term(0.5, load=0.75, capacity=1.0, remaining_ms=8.0) == pytest.approx(2.0)
+    assert resource_term(0.5, load=0.25, capacity=1.0, remaining_ms=8.0) == pytest.approx(-2.0)
+    assert resource_term(0.5, load=0.5, capacity=1.0, remaining_ms=8.0) == 0.0
+    assert resource_term(1.0, load=3.0, capacity=4.0, remaining_ms=10.0) == pytest.approx(5.0)
+
+
+def test_priority_is_the_sum() -> None:
+    conf = AdmsConf(alpha=1.5, gamma=2.0, delta=0.5)
+    s = priority(conf, slo_ms=30.0, latency_ms=12.5, now_ms=100.0, enqueue_ms=80.0, avg_ms=10.0,
+                 load=0.75, capacity=1.0, remaining_ms=8.0)
+    assert s == pytest.approx(35.0 - 3.0 + 2.0)
+
+
+def test_near_throttle_and_load_fallback() -> None:
+    s = SensorSample("gpu", 0, temperature_c=65.5, throttle_temperature_c=68.0)
+    assert near_throttle(s, 3.0) and not near_throttle(s, 2.0)
+    assert near_throttle(SensorSample("gpu", 0, throttled=True), 0.0)
+    assert not near_throttle(SensorSample("gpu", 0, temperature_c=90.0), 3.0)  # no threshold
+    assert not near_throttle(None, 3.0)
+    assert load_fraction(pv("cpu", load=0.4)) == 0.4
+    assert load_fraction(pv("cpu")) == 0.0 and load_fraction(pv("cpu", busy_ms=1)) == 1.0
+
+
+def test_remaining_latency_known_answer() -> None:
+    mp, prof = plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9),
+                          ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
+    rest = remaining_latency(mp, lambda sg: prof[(sg.model, sg.index)])
+    assert rest == (10, 5, 3, 0)
+
+
+def test_chain_table_update_changes_only_what_depends_on_it() -> None:
+    mp, prof = plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9),
+                          ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
+    table = ChainTable(mp, lambda sg: prof[(sg.model, sg.index)])
+    table.set_cost(4, 20)  # the cpu tail gets slow: gpu 1-2 (9) now beats npu 1 + cpu 2 (22)
+    assert list(table.rest()) == [14, 9, 20, 0]
+    table.set_cost(1, 40)  # gpu 0 slow: the whole-model cpu subgraph (30) wins unit 0
+    assert list(table.rest()) == [30, 9, 20, 0]
+
+
+def naive_rest(mp: ModelPlan, cost: Mapping[int, int]) -> list[float]:
+    rest = [float("inf")] * mp.num_units + [0.0]
+    for u in range(mp.num_units - 1, -1, -1):
+        for sg in mp.subgraphs:
+            if sg.first_unit == u:
+                rest[u] = min(rest[u], cost[sg.index] + rest[sg.last_unit + 1])
+    return rest
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data())
+def test_chain_table_equals_the_naive_recursion(n_units: int, data: st.DataObject) -> None:
+    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
+    for _ in range(data.draw(st.integers(0, 10))):
+        a = data.draw(st.integers(0, n_units - 1))
+        b = data.draw(st.integers(a, n_units - 1))
+        spans.append((data.draw(st.sampled_from(["gpu", "npu"])), a, b,
+                      data.draw(st.integers(1, 50))))
+    mp, prof = plan("m", spans)
+    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+    table = ChainTable(mp, lambda sg: cost[sg.index])
+    assert list(table.rest()) == naive_rest(mp, cost)
+
+
+# -- decisions --------------------------------------------------------------------------------
+
+
+def _sched(plans_prof: tuple[dict[str, ModelPlan], dict[tuple[str, int], int]],
+           **conf: float) -> tuple[AdmsScheduler, dict[str, ModelPlan]]:
+    plans, prof = plans_prof
+    est = LatencyEstimator()
+    est.seed(prof)
+    return AdmsScheduler(AdmsConf(**conf), est), plans  # type: ignore[arg-type]
+
+
+def test_job_closer_to_its_deadline_runs_first() -> None:
+    sched, plans = _sched(merge(single("a", {"cpu": 5})))
+    for slos, winner in (((100, 20), 1), ((20, 100), 0)):
+        q = [job(0, "a", slo_ms=slos[0]), job(1, "a", slo_ms=slos[1])]
+        assert placed(sched.schedule(view(q, [pv("cpu")], plans))) == [(winner, "cpu")]
+
+
+def test_waiting_longer_raises_priority() -> None:
+    q = [job(0, "a", enqueue_ms=50), job(1, "a", enqueue_ms=0)]  # same arrival, job 1 waited
+    sched, plans = _sched(merge(single("a", {"cpu": 5})))
+    assert placed(sched.schedule(view(q, [pv("cpu")], plans, now_ms=60))) == [(1, "cpu")]
+    fair_off, _ = _sched(merge(single("a", {"cpu": 5})), alpha=0.0)
+    assert placed(fair_off.schedule(view(q, [pv("cpu")], plans, now_ms=60))) == [(0, "cpu")]
+
+
+def test_less_loaded_processor_gets_the_job() -> None:
+    sched, plans = _sched(merge(single("a", {"cpu": 5, "gpu": 5})))
+    for loads, where in (((0.9, 0.1), "gpu"), ((0.1, 0.9), "cpu")):
+        procs = [pv("cpu", load=loads[0]), pv("gpu", load=loads[1])]
+        assert placed(sched.schedule(view([job(0, "a")], procs, plans))) == [(0, where)]
+
+
+def test_loaded_processor_takes_small_jobs_an_unloaded_one_big_jobs() -> None:
+    built = merge(single("small", {"cpu": 2}), single("big", {"cpu": 20}))
+    sched, plans = _sched(built, alpha=0.0, gamma=0.0, delta=1.0)
+    busy = view([job(0, "big"), job(1, "small")], [pv("cpu", load=1.0)], plans)
+    assert placed(sched.schedule(busy)) == [(1, "cpu")]
+    calm = view([job(0, "small"), job(1, "big")], [pv("cpu", load=0.0)], plans)
+    assert placed(sched.schedule(calm)) == [(1, "cpu")]
+
+
+def test_loop_call_size_limits_the_jobs_examined() -> None:
+    built = merge(single("g", {"gpu": 1}), single("c", {"cpu": 1}))
+    q = [job(0, "g"), job(1, "c")]
+    procs = [pv("cpu"), pv("gpu", busy_ms=3)]
+    narrow, plans = _sched(built, loop_call_size=1)
+    assert narrow.schedule(view(q, procs, plans)).assignments == ()
+    wide, _ = _sched(built, loop_call_size=2)
+    assert placed(wide.schedule(view(q, procs, plans))) == [(1, "cpu")]
+
+
+def test_thermal_steering_away_from_a_processor_near_throttling() -> None:
+    sched, plans = _sched(merge(single("a", {"cpu": 10, "gpu": 2}), single("g", {"gpu": 2})),
+                          thermal_margin_c=3.0)
+    hot = pv("gpu", temp_c=66.0, throttle_c=68.0)
+    cool = pv("gpu", temp_c=60.0, throttle_c=68.0)
+    assert placed(sched.schedule(view([job(0, "a")], [pv("cpu"), hot], plans))) == [(0, "cpu")]
+    assert placed(sched.schedule(view([job(0, "a")], [pv("cpu"), cool], plans))) == [(0, "gpu")]
+    # nothing else can run model g: the hot gpu still takes it
+    assert placed(sched.schedule(view([job(0, "g")], [pv("cpu"), hot], plans))) == [(0, "gpu")]
+
+
+def test_job_waits_for_a_busy_processor_that_finishes_it_sooner() -> None:
+    sched, plans = _sched(merge(single("a", {"npu": 1, "cpu": 9})))
+    soon = view([job(0, "a")], [pv("cpu"), pv("npu", busy_ms=2)], plans)
+    assert sched.schedule(soon).assignments == ()
+    late = view([job(0, "a")], [pv("cpu"), pv("npu", busy_ms=10)], plans)
+    assert placed(sched.schedule(late)) == [(0, "cpu")]
+
+
+def test_each_assignment_counts_against_its_processor() -> None:
+    sched, plans = _sched(merge(single("a", {"cpu": 1.5, "npu": 1})))
+    d = sched.schedule(view([job(0, "a"), job(1, "a"), job(2, "a")], [pv("cpu"), pv("npu")],
+                            plans))
+    assert placed(d) == [(0, "npu"), (1, "cpu")]
+
+
+def test_multi_unit_job_starts_where_its_model_finishes_first() -> None:
+    built = merge(plan("m", [("cpu", 0, 1, 20 * MS), ("gpu", 0, 0, 2 * MS),
+                             ("cpu", 1, 1, 3 * MS), ("gpu", 1, 1, 30 * MS)]))
+    sched, plans = _sched(built)
+    d = sched.schedule(view([job(0, "m")], [pv("cpu"), pv("gpu")], plans))
+    assert [(a.job_id, a.subgraph.index) for a in d.assignments] == [(0, 1)]  # gpu 2 + cpu 3
+    d = sched.schedule(view([job(0, "m", next_unit=1)], [pv("cpu"), pv("gpu")], plans))
+    assert [(a.job_id, a.subgraph.index) for a in d.assignments] == [(0, 2)]
+
+
+# -- the policy -------------------------------------------------------------------------------
+
+
+def _fake_analyze(
+    graph: ModelGraph, processors: Sequence[Processor], unsupported: Mapping[str, frozenset[int]],
+    window_size: int = 1, merge: bool = True,
+) -> ModelPlan:
+    mp, _ = plan(graph.name, [("cpu", 0, 0, 1)], window_size=window_size)
+    return mp
+
+
+def test_policy_fixed_window_and_observe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("adms.analyzer.analyze", _fake_analyze)
+    policy = AdmsPolicy(AdmsConf(window_size=5), lambda p, sg: 1, "dev", None)
+    mp = policy.plan(chain_graph("a"), procs("cpu"), {})
+    assert mp.window_size == 5 and policy.reinsert_front
+    policy.prepare({"a": mp}, {("a", 0): 10 * MS})
+    assert policy.scheduler.rest(mp)[0] == 10 * MS
+    sg: Subgraph = mp.subgraphs[0]
+    req = job(0, "a").request
+    policy.observe(Completion(0, req, sg, 0, 20 * MS))
+    assert policy.scheduler.rest(mp)[0] == 11 * MS  # 0.1 * 20 + 0.9 * 10
+
+
+def test_policy_rejects_bad_settings() -> None:
+    with pytest.raises(UserError):
+        AdmsPolicy(AdmsConf(loop_call_size=0), lambda p, sg: 1, "dev", None)
+    with pytest.raises(UserError):
+        AdmsPolicy(AdmsConf(window_size=-1), lambda p, sg: 1, "dev", None)
+    with pytest.raises(UserError):
+        AdmsPolicy(AdmsConf(window_candidates=[]), lambda p, sg: 1, "dev", None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(costs=st.lists(st.integers(1, 30), min_size=12, max_size=12),
+       hot=st.sets(st.sampled_from(["cpu", "gpu", "npu"])),
+       loads=st.lists(st.floats(0.0, 1.0), min_size=3, max_size=3))
+def test_all_idle_means_some_job_runs(costs: list[int], hot: set[str], loads: list[float]) -> None:
+    """Liveness: with every processor idle, a non-empty queue always yields an assignment."""
+    built = merge(plan("m", [("cpu", 0, 1, costs[0]), ("gpu", 0, 0, costs[1]),
+                             ("npu", 1, 1, costs[2]), ("cpu", 1, 1, costs[3])]),
+                  single("s", {"gpu": costs[4] / 10, "npu": costs[5] / 10}))
+    sched, plans = _sched(built)
+    procs_ = [pv(p, load=ld, temp_c=80.0 if p in hot else 20.0, throttle_c=70.0)
+              for p, ld in zip(("cpu", "gpu", "npu"), loads, strict=True)]
+    d = sched.schedule(view([job(0, "s"), job(1, "m"), job(2, "m", next_unit=1)], procs_, plans))
+    assert d.assignments
+    assert len({a.subgraph.processor for a in d.assignments}) == len(d.assignments)
+
+
+def test_policy_with_the_real_analyzer_and_tuner() -> None:
+    def profile(mp: ModelPlan, sg: Subgraph) -> int:
+        return 10 * len(sg.ops) if sg.processor == "cpu" else len(sg.ops) + 5
+
+    policy = AdmsPolicy(AdmsConf(window_candidates=[1, 4]), profile, "dev", None)
+    mp = policy.plan(chain_graph("m", 6), procs("cpu", "gpu"),
+                     {"cpu": frozenset(), "gpu": frozenset({2})})
+    assert mp.window_size == 1
+    policy.prepare({"m": mp}, {("m", sg.index): profile(mp, sg) for sg in mp.subgraphs})
+    d = policy.schedule(view([job(0, "m")], [pv("cpu"), pv("gpu")], {"m": mp}))
+    assert [a.subgraph.processor for a in d.assignments] == ["gpu"]

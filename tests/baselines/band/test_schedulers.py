@@ -1,0 +1,393 @@
+"""Band's estimator, shortest-latency search and schedulers on hand-built views, in the
+manner of Band's ``band/test/scheduler_test.cc`` (mock engine -> hand-built SchedulerView)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baselines.band.config import BandConf, SchedulerName
+from baselines.band.estimator import UNKNOWN_NS, LatencyEstimator
+from baselines.band.planner import ChainFinder, plan_costs
+from baselines.band.policy import BandPolicy, whole_model_plan
+from baselines.band.schedulers import (
+    FixedWorker,
+    HeterogeneousEarliestFinishTime,
+    LeastSlackTimeFirst,
+    RoundRobin,
+    ShortestExpectedLatency,
+    largest_subgraph,
+)
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor
+from harness.seams.records import Completion, Request
+from tests.fixtures.policies import (
+    MS,
+    chain_graph,
+    job,
+    merge,
+    placed,
+    plan,
+    procs,
+    pv,
+    single,
+    view,
+)
+
+# -- estimator --------------------------------------------------------------------------------
+
+
+def test_estimator_moving_average_known_answers() -> None:
+    est = LatencyEstimator(alpha=0.1)
+    est.seed({("m", 0): 100, ("m", 1): 50})
+    est.update(("m", 0), 200)
+    assert est.expected(("m", 0)) == 110  # 0.1*200 + 0.9*100
+    est.update(("m", 0), 0)
+    assert est.expected(("m", 0)) == 99  # int(0.9*110)
+    assert est.profiled(("m", 0)) == 100
+    assert est.worst("m") == 99 and est.worst("other") == 0
+
+
+def test_estimator_ignores_unknown_keys() -> None:
+    est = LatencyEstimator(alpha=0.5)
+    est.update(("m", 7), 10)
+    assert est.expected(("m", 7)) == UNKNOWN_NS
+    with pytest.raises(ValueError):
+        LatencyEstimator(alpha=1.5)
+
+
+# -- shortest-latency search ------------------------------------------------------------------
+
+
+def _chain_plan() -> tuple[ModelPlan, dict[tuple[str, int], int]]:
+    # units 0..2; cpu runs everything slowly, gpu is fast on 0 and 1-2, npu fast on 1 only
+    return plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9), ("npu", 1, 1, 2),
+                      ("cpu", 2, 2, 3), ("cpu", 0, 0, 8)])
+
+
+def test_shortest_chain_idle_device() -> None:
+    mp, prof = _chain_plan()
+    costs = plan_costs(mp, lambda sg: prof[(sg.model, sg.index)])
+    chain = ChainFinder().shortest(mp, 0, {"cpu": 0, "gpu": 0, "npu": 0}, costs)
+    assert chain is not None
+    assert [sg.index for sg in chain.subgraphs] == [1, 3, 4]  # gpu 5, npu 2, cpu 3
+    assert chain.finish_ns == 10
+
+
+def test_shortest_chain_accounts_for_waiting() -> None:
+    mp, prof = _chain_plan()
+    costs = plan_costs(mp, lambda sg: prof[(sg.model, sg.index)])
+    chain = ChainFinder().shortest(mp, 0, {"cpu": 0, "gpu": 20, "npu": 0}, costs)
+    assert chain is not None
+    # gpu busy for 20: cpu unit 0 (8), npu (10), cpu (13)
+    assert [sg.index for sg in chain.subgraphs] == [5, 3, 4] and chain.finish_ns == 13
+    later = ChainFinder().shortest(mp, 1, {"cpu": 0, "gpu": 0, "npu": 0}, costs)
+    assert later is not None and later.finish_ns == 5  # npu 2 + cpu 3
+
+
+def _brute_force(mp: ModelPlan, start: int, waiting: dict[str, int], costs: list[int]) -> int:
+    best = None
+    def walk(unit: int, t: int) -> None:
+        nonlocal best
+        if unit == mp.num_units:
+            best = t if best is None else min(best, t)
+            return
+        for sg in mp.candidates(unit):
+            walk(sg.last_unit + 1, costs[sg.index] + max(waiting[sg.processor], t))
+    walk(start, 0)
+    assert best is not None
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 4),
+    costs=st.lists(st.integers(1, 50), min_size=40, max_size=40),
+    waits=st.lists(st.integers(0, 60), min_size=3, max_size=3),
+)
+def test_shortest_chain_matches_brute_force(n: int, costs: list[int], waits: list[int]) -> None:
+    names = ("cpu", "gpu", "npu")
+    spans = [(p, i, j, 0) for i in range(n) for j in range(i, n) for p in names
+             if p == "cpu" or (i + j + len(p)) % 3]
+    spans = [(p, i, j, costs[k % len(costs)]) for k, (p, i, j, _) in enumerate(spans)]
+    mp, prof = plan("m", spans)
+    costs = plan_costs(mp, lambda sg: prof[(sg.model, sg.index)])
+    waiting = dict(zip(names, waits, strict=True))
+    for start in range(n):
+        chain = ChainFinder().shortest(mp, start, waiting, costs)
+        assert chain is not None
+        assert chain.finish_ns == _brute_force(mp, start, waiting, costs)
+        assert chain.first.first_unit == start and chain.subgraphs[-1].last_unit == n - 1
+
+
+# -- device-queue schedulers ------------------------------------------------------------------
+
+PROCS3 = ("cpu", "gpu", "npu")
+
+
+def _est(profile: dict[tuple[str, int], int]) -> LatencyEstimator:
+    est = LatencyEstimator()
+    est.seed(profile)
+    return est
+
+
+def test_largest_subgraph_prefers_most_ops() -> None:
+    mp, _ = plan("m", [("gpu", 0, 0, 1), ("gpu", 0, 1, 1), ("cpu", 0, 1, 1)])
+    sg = largest_subgraph(mp, 0, "gpu")
+    assert sg is not None and sg.index == 1
+    assert largest_subgraph(mp, 0, "npu") is None
+
+
+def test_fixed_worker_sends_every_job_to_its_worker_even_when_busy() -> None:
+    plans, prof = merge(single("a", {"cpu": 5, "gpu": 2}), single("b", {"cpu": 4, "gpu": 3}))
+    sched = FixedWorker({"a": "gpu", "b": "cpu"})
+    v = view([job(0, "a"), job(1, "b"), job(2, "a"), job(3, "c")],
+             [pv("cpu"), pv("gpu", busy_ms=1)], plans)
+    assert placed(sched.schedule(v, _est(prof))) == [(0, "gpu"), (1, "cpu"), (2, "gpu")]
+
+
+def test_fixed_worker_drops_jobs_that_cannot_meet_their_slo() -> None:
+    plans, prof = merge(single("a", {"gpu": 2}))
+    sched = FixedWorker({"a": "gpu"})
+    # gpu busy for 9 ms: job 0 (slo 10) would end at 11 -> dropped; job 1 (slo 20) fits at 11
+    v = view([job(0, "a", slo_ms=10), job(1, "a", slo_ms=20)], [pv("cpu"), pv("gpu", busy_ms=9)],
+             plans)
+    d = sched.schedule(v, _est(prof))
+    assert d.drops == (0,) and placed(d) == [(1, "gpu")]
+    off = FixedWorker({"a": "gpu"}, drop_on_slo=False).schedule(v, _est(prof))
+    assert off.drops == () and placed(off) == [(0, "gpu"), (1, "gpu")]
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "idle", "expected"),
+    [
+        (3, ("cpu", "gpu", "npu"), [(0, "cpu"), (1, "gpu"), (2, "npu")]),
+        (2, ("cpu", "gpu", "npu"), [(0, "cpu"), (1, "gpu")]),
+        (3, ("cpu", "npu"), [(0, "cpu"), (1, "npu")]),
+    ],
+)
+def test_round_robin_one_job_per_idle_worker(
+    n_jobs: int, idle: tuple[str, ...], expected: list[tuple[int, str]]
+) -> None:
+    plans, prof = merge(single("a", {"cpu": 5, "gpu": 2, "npu": 1}))
+    procs_ = [pv(p) if p in idle else pv(p, busy_ms=3) for p in PROCS3]
+    d = RoundRobin().schedule(view([job(k, "a") for k in range(n_jobs)], procs_, plans),
+                              _est(prof))
+    assert placed(d) == expected
+
+
+def test_round_robin_skips_jobs_a_worker_cannot_run() -> None:
+    plans, prof = merge(single("a", {"cpu": 5}), single("b", {"cpu": 5, "gpu": 1}))
+    d = RoundRobin().schedule(view([job(0, "a"), job(1, "b")], [pv("gpu"), pv("cpu")], plans),
+                              _est(prof))
+    assert placed(d) == [(1, "gpu"), (0, "cpu")]
+
+
+# -- global-queue schedulers ------------------------------------------------------------------
+
+
+def test_sel_schedules_largest_shortest_latency_first() -> None:
+    # Band's ShortestExepectedLatencyRequestTests: latencies {2, 1, 3} -> order 2, 0, 1
+    plans, prof = merge(*(single(f"m{k}", dict.fromkeys(PROCS3, ms))
+                          for k, ms in enumerate((2, 1, 3))))
+    d = ShortestExpectedLatency(queue_head=5).schedule(
+        view([job(k, f"m{k}") for k in range(3)], [pv(p) for p in PROCS3], plans), _est(prof))
+    # equal finish on every processor: Band keeps the last minimum (npu, then gpu, then cpu)
+    assert placed(d) == [(2, "npu"), (0, "gpu"), (1, "cpu")]
+
+
+def test_sel_leaves_a_job_whose_best_worker_is_busy() -> None:
+    plans, prof = merge(single("a", {"cpu": 9, "npu": 1}), single("b", {"cpu": 3, "gpu": 4}))
+    v = view([job(0, "a"), job(1, "b")], [pv("cpu"), pv("gpu"), pv("npu", busy_ms=1)], plans)
+    d = ShortestExpectedLatency().schedule(v, _est(prof))
+    assert placed(d) == [(1, "cpu")]  # a's fastest chain starts on the busy npu (1 + 1 < 9)
+
+
+def test_sel_queue_head_limits_the_jobs_examined() -> None:
+    plans, prof = merge(single("a", {"cpu": 1, "gpu": 1}))
+    v = view([job(0, "a"), job(1, "a")], [pv("cpu"), pv("gpu")], plans)
+    assert len(ShortestExpectedLatency(queue_head=1).schedule(v, _est(prof)).assignments) == 1
+    assert len(ShortestExpectedLatency().schedule(v, _est(prof)).assignments) == 2
+
+
+@pytest.mark.parametrize(
+    ("slos", "expected"),
+    [((100, 80), [(1, "cpu"), (0, "gpu")]),  # with SLOs: least slack (job 1) first
+     ((0, 0), [(0, "cpu"), (1, "gpu")])],  # without: queue order
+)
+def test_lst_orders_by_slack(slos: tuple[int, int], expected: list[tuple[int, str]]) -> None:
+    plans, prof = merge(single("a", {"cpu": 5, "gpu": 8}), single("b", {"cpu": 5, "gpu": 8}))
+    v = view([job(0, "a", slo_ms=slos[0]), job(1, "b", slo_ms=slos[1])],
+             [pv("cpu"), pv("gpu"), pv("npu")], plans)
+    assert placed(LeastSlackTimeFirst(queue_head=5).schedule(v, _est(prof))) == expected
+
+
+def test_lst_drops_a_job_whose_fastest_chain_misses_the_deadline() -> None:
+    plans, prof = merge(single("a", {"cpu": 5, "gpu": 8}))
+    v = view([job(0, "a", slo_ms=4), job(1, "a", slo_ms=50)], [pv("cpu"), pv("gpu")], plans)
+    d = LeastSlackTimeFirst().schedule(v, _est(prof))
+    assert d.drops == (0,) and placed(d) == [(1, "cpu")]
+    keep = LeastSlackTimeFirst(drop_on_slo=False).schedule(v, _est(prof))
+    assert keep.drops == () and placed(keep) == [(0, "cpu"), (1, "gpu")]
+
+
+def test_lst_does_nothing_without_idle_workers() -> None:
+    plans, prof = merge(single("a", {"cpu": 5}))
+    v = view([job(0, "a", slo_ms=1)], [pv("cpu", busy_ms=2)], plans)
+    assert LeastSlackTimeFirst().schedule(v, _est(prof)).drops == ()
+
+
+def _heft_case(latencies: tuple[int, ...], targets: tuple[str, ...], idle: tuple[str, ...],
+               reserve: bool = False) -> list[int]:
+    plans, prof = merge(*(single(f"m{k}", {t: ms}) for k, (ms, t)
+                          in enumerate(zip(latencies, targets, strict=True))))
+    procs_ = [pv(p) if p in idle else pv(p, busy_ms=5) for p in PROCS3]
+    sched = HeterogeneousEarliestFinishTime(queue_head=5, reserve=reserve)
+    d = sched.schedule(view([job(k, f"m{k}") for k in range(len(latencies))], procs_, plans),
+                       _est(prof))
+    return [a.job_id for a in d.assignments]
+
+
+@pytest.mark.parametrize(
+    ("latencies", "targets", "idle", "expected"),
+    [  # Band's HEFTRequestTests cases 1-5
+        ((2, 1, 3), ("cpu", "gpu", "npu"), (), []),
+        ((2, 1, 3), ("cpu", "cpu", "cpu"), PROCS3, [2]),
+        ((2, 1, 3), ("cpu", "gpu", "npu"), PROCS3, [2, 0, 1]),
+        ((2, 1, 3), ("cpu", "gpu", "npu"), ("cpu", "npu"), [2, 0]),
+        ((2, 3, 3), ("cpu", "cpu", "npu"), PROCS3, [1, 2]),
+    ],
+)
+def test_heft_band_cases(
+    latencies: tuple[int, ...], targets: tuple[str, ...], idle: tuple[str, ...],
+    expected: list[int],
+) -> None:
+    assert _heft_case(latencies, targets, idle) == expected
+
+
+def test_heft_reserved_counts_the_next_subgraph_of_running_jobs() -> None:
+    x, px = plan("x", [("cpu", 0, 0, 1 * MS), ("npu", 1, 1, 10 * MS)])
+    plans, prof = merge((x, px), single("y", {"npu": 4, "gpu": 6}))
+    est = _est(prof)
+    procs_ = [pv(p) for p in PROCS3]
+    for reserve, where in ((False, "npu"), (True, "gpu")):
+        sched = HeterogeneousEarliestFinishTime(reserve=reserve)
+        first = sched.schedule(view([job(0, "x")], procs_, plans), est)
+        assert placed(first) == [(0, "cpu")]
+        assert (0 in sched.reserved) is reserve
+        again = sched.schedule(view([job(1, "y")], procs_, plans, now_ms=0.5), est)
+        assert placed(again) == [(1, where)]
+
+
+def test_heft_reserved_ignores_the_jobs_own_reservation() -> None:
+    x, px = plan("x", [("cpu", 0, 0, 1 * MS), ("npu", 1, 1, 10 * MS), ("gpu", 1, 1, 15 * MS)])
+    plans, prof = merge((x, px))
+    sched = HeterogeneousEarliestFinishTime(reserve=True)
+    procs_ = [pv(p) for p in PROCS3]
+    assert placed(sched.schedule(view([job(0, "x")], procs_, plans), _est(prof))) == [(0, "cpu")]
+    assert sched.reserved[0].processor == "npu"
+    back = view([job(0, "x", next_unit=1)], procs_, plans, now_ms=1)
+    assert placed(sched.schedule(back, _est(prof))) == [(0, "npu")]
+    assert sched.reserved == {}
+
+
+def test_heft_drops_on_slo_and_releases_the_reservation() -> None:
+    x, px = plan("x", [("cpu", 0, 0, 1 * MS), ("npu", 1, 1, 10 * MS)])
+    plans, prof = merge((x, px))
+    sched = HeterogeneousEarliestFinishTime(reserve=True)
+    d = sched.schedule(view([job(0, "x", slo_ms=5)], [pv("cpu", busy_ms=9), pv("npu")], plans),
+                       _est(prof))
+    assert d.drops == () and d.assignments == ()  # cpu busy: the job waits
+    d = sched.schedule(view([job(0, "x", slo_ms=5)], [pv("cpu"), pv("npu")], plans, now_ms=4.5),
+                       _est(prof))
+    assert d.drops == (0,) and sched.reserved == {}
+
+
+# -- the policy -------------------------------------------------------------------------------
+
+
+def test_whole_model_plan_leaves_out_processors_that_reject_an_op() -> None:
+    mp = whole_model_plan(chain_graph("g", 3), procs("cpu", "gpu", "npu"), {"gpu": frozenset({1})})
+    assert [sg.processor for sg in mp.subgraphs] == ["cpu", "npu"]
+    assert mp.num_units == 1 and mp.subgraphs[0].ops == frozenset({0, 1, 2})
+
+
+@pytest.mark.parametrize("kind", list(SchedulerName))
+def test_policy_plans_whole_models_only_for_no_fallback_schedulers(
+    kind: SchedulerName, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+
+    def fake_analyze(graph: ModelGraph, processors: Sequence[Processor],
+                     unsupported: Mapping[str, frozenset[int]], minimum_subgraph_size: int = 1,
+                     merge: bool = True) -> ModelPlan:
+        calls.append(minimum_subgraph_size)
+        return whole_model_plan(graph, processors, unsupported)
+
+    monkeypatch.setattr("baselines.band.policy.analyze", fake_analyze)
+    policy = BandPolicy(BandConf(scheduler=kind, minimum_subgraph_size=3))
+    policy.plan(chain_graph("g", 2), procs("cpu", "gpu"), {})
+    fallback = kind not in (SchedulerName.fixed_worker, SchedulerName.round_robin)
+    assert calls == ([3] if fallback else [])
+    assert policy.reinsert_front
+
+
+def test_policy_fixed_worker_defaults_to_fastest_profiled_worker() -> None:
+    plans, prof = merge(single("a", {"cpu": 5, "gpu": 2}), single("b", {"cpu": 1, "gpu": 3}))
+    policy = BandPolicy(BandConf(scheduler=SchedulerName.fixed_worker))
+    policy.prepare(plans, prof)
+    d = policy.schedule(view([job(0, "a"), job(1, "b")], [pv("cpu"), pv("gpu")], plans))
+    assert placed(d) == [(0, "gpu"), (1, "cpu")]
+    bad = BandPolicy(BandConf(scheduler=SchedulerName.fixed_worker), worker_map={"a": "npu"})
+    with pytest.raises(UserError, match="npu"):
+        bad.prepare(plans, prof)
+
+
+def test_policy_observe_updates_the_estimate() -> None:
+    plans, prof = merge(single("a", {"cpu": 10}))
+    policy = BandPolicy(BandConf(ema_alpha=0.5))
+    policy.prepare(plans, prof)
+    sg = plans["a"].subgraphs[0]
+    req = Request(0, "a", -1, 0)
+    policy.observe(Completion(0, req, sg, 0, 20 * MS))
+    policy.observe(Completion(0, req, sg, 0, 99 * MS, ok=False))
+    assert policy.estimator.expected(("a", 0)) == 15 * MS
+
+
+def test_policy_rejects_bad_settings() -> None:
+    with pytest.raises(UserError):
+        BandPolicy(BandConf(minimum_subgraph_size=0))
+    with pytest.raises(UserError):
+        BandPolicy(BandConf(), queue_head=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(costs=st.lists(st.integers(1, 30), min_size=6, max_size=6),
+       kind=st.sampled_from([k for k in SchedulerName if k not in (
+           SchedulerName.fixed_worker, SchedulerName.round_robin)]))
+def test_all_idle_means_some_job_runs(costs: list[int], kind: SchedulerName) -> None:
+    """Liveness of the global-queue schedulers; and never two jobs on one processor."""
+    plans, prof = merge(plan("m", [("cpu", 0, 1, costs[0]), ("gpu", 0, 0, costs[1]),
+                                   ("npu", 1, 1, costs[2]), ("cpu", 1, 1, costs[3])]),
+                        single("s", {"gpu": costs[4] / 10, "npu": costs[5] / 10}))
+    policy = BandPolicy(BandConf(scheduler=kind))
+    policy.prepare(plans, prof)
+    q = [job(0, "s"), job(1, "m"), job(2, "m", next_unit=1), job(3, "s")]
+    d = policy.schedule(view(q, [pv(p) for p in PROCS3], plans))
+    assert d.assignments
+    assert len({a.subgraph.processor for a in d.assignments}) == len(d.assignments)
+
+
+def test_policy_with_the_real_analyzer() -> None:
+    policy = BandPolicy(BandConf(minimum_subgraph_size=4))
+    g = chain_graph("m", 6)
+    unsupported = {"cpu": frozenset[int](), "gpu": frozenset({2})}
+    mp = policy.plan(g, procs("cpu", "gpu"), unsupported)
+    assert mp.processors() == {"cpu"}  # both gpu runs (2 and 3 ops) are below 4 ops
+    loose = BandPolicy(BandConf(minimum_subgraph_size=1)).plan(g, procs("cpu", "gpu"),
+                                                                unsupported)
+    assert loose.processors() == {"cpu", "gpu"}

@@ -1,0 +1,56 @@
+"""`python -m harness`: bad input ends in one line on stderr, exit code 2, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.paths import REPO
+
+ROOT = REPO
+
+
+def run_harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=300, check=False,
+    )
+
+
+def assert_user_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["baselines.band.scheduler=fastest_first"], ["fastest_first"]),
+        (["device=pixel9"], ["pixel9"]),
+        (["scenario.slo_multiplier=-1", "run=[adms]"], ["slo_multiplier", "-1"]),
+        (["scenario.models=[mobilenet_v2,resnet999]"], ["resnet999"]),
+        (["run=[adms,magic]"], ["magic"]),
+        (["scenario.models=[mobilenet_v1,mobilenet_v1]"], ["mobilenet_v1", "more than once"]),
+        (["device=adb"], ["adb", "not implemented"]),
+        (["-m", "seed.base=0,1", "scenario.duration_s=-"], ["scenario.duration_s"]),
+        (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["gpu"]),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    args: list[str], needles: list[str], tmp_path: Path
+) -> None:
+    assert_user_error(run_harness(*args, f"hydra.run.dir={tmp_path}", cwd=ROOT), *needles)
+
+
+def test_dry_run_prints_the_plan_and_measures_nothing(tmp_path: Path) -> None:
+    proc = run_harness("dry_run=true", f"hydra.run.dir={tmp_path}", cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "TWIN" in proc.stdout and "nothing was measured" in proc.stdout
+    assert not (tmp_path / "requests.parquet").exists()

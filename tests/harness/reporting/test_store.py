@@ -1,0 +1,72 @@
+"""Results are journaled row by row and survive a run that never closed."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.reporting.store import RunRecorder, load_run
+from harness.seams.errors import UserError
+
+
+def req(i: int, status: str = "ok") -> dict:
+    return {"baseline": "adms", "request_id": i, "model": "m", "frame_id": i, "stream": 0,
+            "arrival_ns": 10 * i, "start_ns": 10 * i + 1, "end_ns": 10 * i + 5, "slo_ns": 0,
+            "status": status, "processors": "cpu", "n_subgraphs": 1, "warmup": False}
+
+
+def test_round_trip_through_parquet(tmp_path: Path) -> None:
+    rec = RunRecorder(tmp_path)
+    for i in range(3):
+        rec.requests.append(req(i))
+    rec.write_manifest({"device": "k50pro"})
+    rec.close()
+    run = load_run(tmp_path)
+    assert list(run.requests["request_id"]) == [0, 1, 2]
+    assert str(run.requests["status"].dtype) == "string"
+    assert run.manifest["device"] == "k50pro"
+    assert run.subgraphs.empty and run.sensors.columns[0] == "baseline"
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from pathlib import Path
+from harness.reporting.store import RunRecorder
+rec = RunRecorder(Path(sys.argv[1]))
+for i, status in enumerate(["ok", "dropped"]):
+    rec.requests.append({"baseline": "adms", "request_id": i, "model": "m", "frame_id": i,
+        "stream": 0, "arrival_ns": 0, "start_ns": 1, "end_ns": 5, "slo_ns": 0,
+        "status": status, "processors": "cpu", "n_subgraphs": 1, "warmup": False})
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_killed_run_keeps_every_finished_row(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(tmp_path)], check=False)
+    assert proc.returncode == -signal.SIGKILL
+    assert not (tmp_path / "requests.parquet").exists()
+    with (tmp_path / "requests.jsonl").open("a") as fh:
+        fh.write('{"baseline": "ad')  # a line cut in the middle, as a kill can leave
+    run = load_run(tmp_path)
+    assert list(run.requests["status"]) == ["ok", "dropped"]
+
+
+def test_unknown_schema_is_refused(tmp_path: Path) -> None:
+    rec = RunRecorder(tmp_path)
+    rec.close()
+    (tmp_path / "manifest.json").write_text('{"schema_version": 99}')
+    with pytest.raises(ValueError, match="schema 99"):
+        load_run(tmp_path)
+
+
+def test_a_folder_holding_a_run_is_not_appended_to(tmp_path: Path) -> None:
+    rec = RunRecorder(tmp_path)
+    rec.requests.append(req(0))
+    rec.close()
+    with pytest.raises(UserError, match="already holds a run"):
+        RunRecorder(tmp_path)
+    assert len(load_run(tmp_path).requests) == 1

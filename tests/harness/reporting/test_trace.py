@@ -1,0 +1,34 @@
+"""The Chrome trace is valid JSON with one complete event per subgraph row."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from harness.reporting import trace
+from tests.harness.reporting.test_metrics import small_run
+
+
+def test_trace_events(tmp_path: Path) -> None:
+    run = small_run(tmp_path)
+    body = json.loads(trace.write_trace(run).read_text())
+    events = body["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    assert len(complete) == len(run.subgraphs)
+    last: dict[tuple[int, int], float] = defaultdict(lambda: float("-inf"))
+    for event in complete:
+        assert event["ts"] >= last[(event["pid"], event["tid"])]
+        assert event["dur"] > 0
+        assert {"model", "request", "subgraph"} <= set(event["args"])
+        last[(event["pid"], event["tid"])] = event["ts"]
+    names = {e["args"]["name"] for e in events if e["ph"] == "M"}
+    assert {"tflite", "band", "adms", "cpu", "gpu"} <= names
+
+
+def test_counters_from_sensors(tmp_path: Path) -> None:
+    run = small_run(tmp_path)
+    counters = [e for e in trace.trace_events(run) if e["ph"] == "C"]
+    assert len(counters) == 3 * len(run.sensors)  # temperature, frequency, power: all present
+    first = next(e for e in counters if e["name"].startswith("frequency"))
+    assert first["ts"] == 0 and first["args"] == {"cpu": 2000.0}

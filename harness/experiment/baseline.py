@@ -11,7 +11,11 @@
    (:class:`~harness.runtime.driver.Driver`), recording every subgraph, request and sensor
    sample into the run folder as it goes.
 
-Seeds are split by purpose from ``seed.base``: traffic, latency noise, input data.
+A device that runs whole baselines with its own means (a
+:class:`~harness.seams.device.BaselineRunner`: a phone's tools) is handed the baseline
+instead, and writes its own rows.
+
+Each repetition has its own seed, split by purpose: traffic, latency noise, input data.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from harness.runtime.core import Runtime
 from harness.runtime.driver import Driver
 from harness.runtime.sensors import SensorCache
 from harness.runtime.traffic import Traffic
-from harness.seams.device import Device, DeviceContext
+from harness.seams.device import BaselineRun, BaselineRunner, Device, DeviceContext
 from harness.seams.policy import PolicyContext
 from harness.seams.units import NS_PER_MS, NS_PER_S
 
@@ -55,19 +59,25 @@ def device_context(cfg: RunConf, models: Models, rngs: Mapping[str, np.random.Ge
 
 def run_baseline(
     cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
-    progress: Callable[[int], None], cache_dir: Path | None,
+    progress: Callable[[int], None], cache_dir: Path | None, seed: int | None = None,
 ) -> dict[str, Any]:
-    """Run one baseline; returns facts for the manifest (device info, plan counts)."""
-    rngs = seeds(cfg.seed.base)
+    """Run one baseline with one seed (default ``seed.base``); returns facts for the
+    manifest (device info, plan counts)."""
+    seed = cfg.seed.base if seed is None else seed
+    rngs = seeds(seed)
     device = open_device(cfg.device, device_context(cfg, models, rngs))
     try:
-        return _run_on(cfg, name, models, recorder, progress, cache_dir, device, rngs)
+        conf = cfg.baselines[name]
+        if isinstance(device, BaselineRunner) and device.runs_baseline(name, conf):
+            run = BaselineRun(name, conf, cfg.scenario, seed, rngs, progress)
+            return dict(device.run_baseline(run, recorder))
+        return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs)
     finally:
         device.close()
 
 
 def _run_on(
-    cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
+    cfg: RunConf, name: str, seed: int, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, device: Device,
     rngs: Mapping[str, np.random.Generator],
 ) -> dict[str, Any]:
@@ -83,12 +93,12 @@ def _run_on(
     traffic = Traffic(cfg.scenario, slo, rngs["traffic"])
     interval = int(cfg.sensor_interval_ms * NS_PER_MS)
     sensors = SensorCache(device.read_sensors, interval,
-                          on_sample=lambda s: recorder.sensors.append(sensor_row(name, s)))
+                          on_sample=lambda s: recorder.sensors.append(sensor_row(name, seed, s)))
     runtime = Runtime(
         policy, plans, info.processors, profile,
         record_request=lambda r, st, rec: recorder.requests.append(
-            request_row(name, r, st, rec, traffic.is_warmup(r))),
-        record_subgraph=lambda c: recorder.subgraphs.append(subgraph_row(name, c)),
+            request_row(name, seed, r, st, rec, traffic.is_warmup(r))),
+        record_subgraph=lambda c: recorder.subgraphs.append(subgraph_row(name, seed, c)),
         sensors=sensors.get,
     )
     driver = Driver(device.start_clock(), device, runtime, traffic, sensors, interval, progress)

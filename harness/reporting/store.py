@@ -30,11 +30,13 @@ from harness.seams.errors import UserError
 from harness.seams.records import Completion, Request, SensorSample
 
 #: bump on any change of the columns below, and teach :func:`_migrate` the old layout
-SCHEMA_VERSION = 1
+#: (2: a ``seed`` column in every table; a run folder holds every seed of its run)
+SCHEMA_VERSION = 2
 
 #: column -> pandas dtype
 REQUEST_COLUMNS: dict[str, str] = {
     "baseline": "string",
+    "seed": "int64",  # the seed of the repetition (seed.base + i)
     "request_id": "int64",
     "model": "string",
     "frame_id": "int64",
@@ -51,6 +53,7 @@ REQUEST_COLUMNS: dict[str, str] = {
 
 SUBGRAPH_COLUMNS: dict[str, str] = {
     "baseline": "string",
+    "seed": "int64",  # the seed of the repetition (seed.base + i)
     "request_id": "int64",
     "job_id": "int64",
     "model": "string",
@@ -66,6 +69,7 @@ SUBGRAPH_COLUMNS: dict[str, str] = {
 
 SENSOR_COLUMNS: dict[str, str] = {
     "baseline": "string",
+    "seed": "int64",  # the seed of the repetition (seed.base + i)
     "t_ns": "int64",
     "processor": "string",
     "temperature_c": "float64",
@@ -138,8 +142,16 @@ class RunRecorder:
         self.subgraphs = TableWriter(folder, "subgraphs")
         self.sensors = TableWriter(folder, "sensors")
 
+    def append(self, table: str, row: Mapping[str, Any]) -> None:
+        """One row of ``table`` (a :class:`~harness.seams.device.RowSink`)."""
+        self._writers[table].append(row)
+
+    @property
+    def _writers(self) -> dict[str, TableWriter]:
+        return {"requests": self.requests, "subgraphs": self.subgraphs, "sensors": self.sensors}
+
     def close(self) -> None:
-        for writer in (self.requests, self.subgraphs, self.sensors):
+        for writer in self._writers.values():
             writer.close()
 
     def write_manifest(self, manifest: Mapping[str, Any]) -> Path:
@@ -159,26 +171,36 @@ class RunData:
 
 
 def load_run(folder: str | Path) -> RunData:
-    """Read a run folder; journals of a run that never closed are converted first."""
+    """Read a run folder; journals of a run that never closed are converted first, and an
+    older layout is migrated."""
     folder = Path(folder)
-    frames = {name: _load_table(folder, name) for name in TABLES}
     manifest_path = folder / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    _migrate(manifest)
+    version = manifest.get("schema_version", SCHEMA_VERSION)
+    frames = {name: _migrate(_load_table(folder, name, version), manifest) for name in TABLES}
     return RunData(folder, frames["requests"], frames["subgraphs"], frames["sensors"], manifest)
 
 
-def _load_table(folder: Path, name: str) -> pd.DataFrame:
+def _load_table(folder: Path, name: str, version: int) -> pd.DataFrame:
     parquet = folder / f"{name}.parquet"
     if parquet.exists():
         return pd.read_parquet(parquet)
-    return journal_to_parquet(folder / f"{name}.jsonl", parquet, TABLES[name])
+    columns = {c: t for c, t in TABLES[name].items() if version > 1 or c != "seed"}
+    return journal_to_parquet(folder / f"{name}.jsonl", parquet, columns)
 
 
-def _migrate(manifest: Mapping[str, Any]) -> None:
+def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
+    """Schema 1 (one seed per folder, no ``seed`` column) -> 2: the manifest's seed."""
     version = manifest.get("schema_version", SCHEMA_VERSION)
+    if version == 1 and "seed" not in frame.columns:
+        seed = manifest.get("seed", 0)
+        seed = seed.get("base", 0) if isinstance(seed, Mapping) else seed
+        frame.insert(1, "seed", pd.Series([int(seed)] * len(frame), dtype="int64",
+                                          index=frame.index))
+        return frame
     if version != SCHEMA_VERSION:
         raise ValueError(f"results schema {version} is not readable by schema {SCHEMA_VERSION}")
+    return frame
 
 
 # -- rows ---------------------------------------------------------------------------------
@@ -198,29 +220,29 @@ class JobFacts(Protocol):
 
 
 def request_row(
-    baseline: str, r: Request, status: str, rec: JobFacts, warmup: bool
+    baseline: str, seed: int, r: Request, status: str, rec: JobFacts, warmup: bool
 ) -> dict[str, Any]:
     return {
-        "baseline": baseline, "request_id": r.request_id, "model": r.model,
+        "baseline": baseline, "seed": seed, "request_id": r.request_id, "model": r.model,
         "frame_id": r.frame_id, "stream": r.stream, "arrival_ns": r.arrival_ns,
         "start_ns": rec.start_ns, "end_ns": rec.end_ns, "slo_ns": r.slo_ns, "status": status,
         "processors": rec.processors, "n_subgraphs": rec.n_subgraphs, "warmup": warmup,
     }
 
 
-def subgraph_row(baseline: str, c: Completion) -> dict[str, Any]:
+def subgraph_row(baseline: str, seed: int, c: Completion) -> dict[str, Any]:
     sg = c.subgraph
     return {
-        "baseline": baseline, "request_id": c.request.request_id, "job_id": c.job_id,
+        "baseline": baseline, "seed": seed, "request_id": c.request.request_id, "job_id": c.job_id,
         "model": sg.model, "subgraph": sg.index, "processor": sg.processor,
         "first_unit": sg.first_unit, "last_unit": sg.last_unit, "n_ops": len(sg.ops),
         "start_ns": c.start_ns, "end_ns": c.end_ns, "ok": c.ok,
     }
 
 
-def sensor_row(baseline: str, s: SensorSample) -> dict[str, Any]:
+def sensor_row(baseline: str, seed: int, s: SensorSample) -> dict[str, Any]:
     return {
-        "baseline": baseline, "t_ns": s.t_ns, "processor": s.processor,
+        "baseline": baseline, "seed": seed, "t_ns": s.t_ns, "processor": s.processor,
         "temperature_c": s.temperature_c, "frequency_hz": s.frequency_hz,
         "max_frequency_hz": s.max_frequency_hz, "load": s.load, "power_w": s.power_w,
         "throttled": s.throttled,

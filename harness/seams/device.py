@@ -91,6 +91,44 @@ class Device(Protocol):
         ...
 
 
+class RowSink(Protocol):
+    """Where a run's rows go (the run folder's journals): ``table`` is ``requests``,
+    ``subgraphs``, ``sensors`` or another table of :mod:`harness.reporting.store`."""
+
+    def append(self, table: str, row: Mapping[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class BaselineRun:
+    """One baseline to run, for a device that runs whole baselines itself."""
+
+    #: its name in results (the key of its config under ``baselines``)
+    name: str
+    #: its typed config (``TfliteConf``, ``BandConf``...)
+    conf: Any
+    #: the scenario (``harness.config.schema.ScenarioConf``)
+    scenario: Any
+    #: the seed of this run, and the generators split from it by purpose
+    seed: int
+    rngs: Mapping[str, np.random.Generator]
+    #: called with the run's time (ns) as it goes (a progress bar)
+    progress: Callable[[int], None]
+
+
+@runtime_checkable
+class BaselineRunner(Protocol):
+    """A device that runs a whole baseline with its own means (a phone's ``benchmark_model``
+    processes, Band's ``band_benchmark``; the host's plain LiteRT threads) instead of
+    executing the subgraphs the runtime dispatches. It writes its rows as it goes and returns
+    facts for the manifest; a baseline it cannot run is a UserError saying so."""
+
+    def runs_baseline(self, name: str, conf: Any) -> bool:
+        """Whether this device runs baseline ``name`` itself (else the runtime drives it)."""
+        ...
+
+    def run_baseline(self, run: BaselineRun, sink: RowSink) -> Mapping[str, object]: ...
+
+
 @dataclass(frozen=True)
 class DeviceContext:
     """What a device backend is opened with."""

@@ -22,10 +22,11 @@ S = 1_000_000_000
 
 def req(baseline: str, rid: int, model: str, frame: int, arrival_ms: float, end_ms: float,
         status: str = "ok", slo_ms: float = 0, warmup: bool = False, stream: int = 0,
-        processors: str = "gpu") -> dict[str, Any]:
+        processors: str = "gpu", seed: int = 7) -> dict[str, Any]:
     """One request row; ``end_ms < 0`` means it never finished."""
     end = int(end_ms * MS) if end_ms >= 0 else -1
-    return {"baseline": baseline, "request_id": rid, "model": model, "frame_id": frame,
+    return {"baseline": baseline, "seed": seed, "request_id": rid, "model": model,
+            "frame_id": frame,
             "stream": stream, "arrival_ns": int(arrival_ms * MS),
             "start_ns": int(arrival_ms * MS) if end >= 0 else -1, "end_ns": end,
             "slo_ns": int(slo_ms * MS), "status": status, "processors": processors,
@@ -33,8 +34,8 @@ def req(baseline: str, rid: int, model: str, frame: int, arrival_ms: float, end_
 
 
 def sub(baseline: str, rid: int, model: str, processor: str, start_ms: float, end_ms: float,
-        index: int = 0) -> dict[str, Any]:
-    return {"baseline": baseline, "request_id": rid, "job_id": rid, "model": model,
+        index: int = 0, seed: int = 7) -> dict[str, Any]:
+    return {"baseline": baseline, "seed": seed, "request_id": rid, "job_id": rid, "model": model,
             "subgraph": index, "processor": processor, "first_unit": index,
             "last_unit": index, "n_ops": 3, "start_ns": int(start_ms * MS),
             "end_ns": int(end_ms * MS), "ok": True}
@@ -42,8 +43,8 @@ def sub(baseline: str, rid: int, model: str, processor: str, start_ms: float, en
 
 def sens(baseline: str, t_ms: float, processor: str, power_w: float | None = None,
          temperature_c: float = 40.0, throttled: bool = False,
-         frequency_hz: float = 1e9) -> dict[str, Any]:
-    return {"baseline": baseline, "t_ns": int(t_ms * MS), "processor": processor,
+         frequency_hz: float = 1e9, seed: int = 7) -> dict[str, Any]:
+    return {"baseline": baseline, "seed": seed, "t_ns": int(t_ms * MS), "processor": processor,
             "temperature_c": temperature_c, "frequency_hz": frequency_hz,
             "max_frequency_hz": 2e9, "load": 0.5, "power_w": power_w, "throttled": throttled}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -14,8 +15,9 @@ from harness.seams.errors import UserError
 
 
 def req(i: int, status: str = "ok") -> dict:
-    return {"baseline": "adms", "request_id": i, "model": "m", "frame_id": i, "stream": 0,
-            "arrival_ns": 10 * i, "start_ns": 10 * i + 1, "end_ns": 10 * i + 5, "slo_ns": 0,
+    return {"baseline": "adms", "seed": 0, "request_id": i, "model": "m", "frame_id": i,
+            "stream": 0, "arrival_ns": 10 * i, "start_ns": 10 * i + 1, "end_ns": 10 * i + 5,
+            "slo_ns": 0,
             "status": status, "processors": "cpu", "n_subgraphs": 1, "warmup": False}
 
 
@@ -38,8 +40,8 @@ from pathlib import Path
 from harness.reporting.store import RunRecorder
 rec = RunRecorder(Path(sys.argv[1]))
 for i, status in enumerate(["ok", "dropped"]):
-    rec.requests.append({"baseline": "adms", "request_id": i, "model": "m", "frame_id": i,
-        "stream": 0, "arrival_ns": 0, "start_ns": 1, "end_ns": 5, "slo_ns": 0,
+    rec.requests.append({"baseline": "adms", "seed": 0, "request_id": i, "model": "m",
+        "frame_id": i, "stream": 0, "arrival_ns": 0, "start_ns": 1, "end_ns": 5, "slo_ns": 0,
         "status": status, "processors": "cpu", "n_subgraphs": 1, "warmup": False})
 os.kill(os.getpid(), signal.SIGKILL)
 """
@@ -70,3 +72,12 @@ def test_a_folder_holding_a_run_is_not_appended_to(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="already holds a run"):
         RunRecorder(tmp_path)
     assert len(load_run(tmp_path).requests) == 1
+
+
+def test_a_schema_1_folder_reads_with_its_manifest_seed(tmp_path: Path) -> None:
+    row = {k: v for k, v in req(0).items() if k != "seed"}
+    (tmp_path / "requests.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "manifest.json").write_text(json.dumps({"schema_version": 1, "seed": 4}))
+    run = load_run(tmp_path)
+    assert list(run.requests["seed"]) == [4] and run.requests.columns[1] == "seed"
+    assert run.sensors.empty and "seed" in run.sensors.columns

@@ -13,12 +13,16 @@ Band multiplies by ``slo_scale``. A key with no profile reads as a very large la
 scheduler never prefers an unprofiled subgraph.
 
 Keys here are ``(model, subgraph index)`` and times are integer nanoseconds. ADMS uses the
-same estimator (it is built on Band's runtime).
+same estimator (it is built on Band's runtime). Schedulers that read every estimate of a
+plan at each decision get them as one list per model (:meth:`LatencyEstimator.costs`), kept
+up to date as estimates move, instead of a dictionary lookup per subgraph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+import numpy as np
 
 #: what an unprofiled subgraph is expected to take (Band returns INT32_MAX microseconds)
 UNKNOWN_NS = 2**31 * 1_000
@@ -35,6 +39,8 @@ class LatencyEstimator:
         self.alpha = alpha
         self._profiled: dict[Key, int] = {}
         self._expected: dict[Key, int] = {}
+        #: model -> expected ns by subgraph index (built on first use, then kept current)
+        self._vectors: dict[str, np.ndarray] = {}
         #: bumped on every change, so callers can cache values derived from estimates
         self.version = 0
 
@@ -43,6 +49,7 @@ class LatencyEstimator:
         for key, ns in profile.items():
             self._profiled[key] = int(ns)
             self._expected[key] = int(ns)
+        self._vectors.clear()
         self.version += 1
 
     # Mirrors band/latency_estimator.cc LatencyEstimator::UpdateLatency (unknown keys ignored;
@@ -52,11 +59,25 @@ class LatencyEstimator:
         prev = self._expected.get(key)
         if prev is None:
             return
-        self._expected[key] = int(self.alpha * latency_ns + (1.0 - self.alpha) * prev)
+        value = self._expected[key] = int(self.alpha * latency_ns + (1.0 - self.alpha) * prev)
+        vector = self._vectors.get(key[0])
+        if vector is not None and key[1] < len(vector):
+            vector[key[1]] = value
         self.version += 1
 
     def expected(self, key: Key) -> int:
         return self._expected.get(key, UNKNOWN_NS)
+
+    def costs(self, model: str, count: int) -> np.ndarray:
+        """Expected ns of subgraphs ``0..count-1`` of ``model``, by index (unknown ones read
+        as :data:`UNKNOWN_NS`), as int64. The array is the estimator's own, kept current: read
+        it, do not change it."""
+        vector = self._vectors.get(model)
+        if vector is None or len(vector) != count:
+            vector = np.fromiter((self.expected((model, k)) for k in range(count)),
+                                 dtype=np.int64, count=count)
+            self._vectors[model] = vector
+        return vector
 
     def profiled(self, key: Key) -> int:
         return self._profiled.get(key, UNKNOWN_NS)

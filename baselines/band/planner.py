@@ -26,10 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from baselines.band.chains import NONE, FlatPlan, programme
 from harness.seams.plan import ModelPlan, Subgraph
 
 #: expected latency of each subgraph of a plan, ns, in the order of ``plan.subgraphs``
-Costs = Sequence[int]
+Costs = Sequence[int] | np.ndarray
 
 
 def plan_costs(plan: ModelPlan, cost: Callable[[Subgraph], int]) -> list[int]:
@@ -84,10 +87,15 @@ def _fastest(
 
 
 class ChainFinder:
-    """Band's shortest-latency DP over a plan's units, with a per-plan index cache."""
+    """Band's shortest-latency DP over a plan's units, with per-plan caches of its index.
+
+    :meth:`shortest` runs the compiled programme (:mod:`baselines.band.chains`);
+    :meth:`shortest_reference` is the same programme in plain Python, kept as the readable
+    definition the compiled one is tested against."""
 
     def __init__(self) -> None:
         self._indices: dict[ModelPlan, tuple[_Ending, ...]] = {}
+        self._flat: dict[tuple[ModelPlan, tuple[str, ...]], FlatPlan] = {}
 
     def _ending(self, plan: ModelPlan) -> tuple[_Ending, ...]:
         index = self._indices.get(plan)
@@ -95,13 +103,37 @@ class ChainFinder:
             index = self._indices[plan] = _index(plan)
         return index
 
-    # Mirrors band/engine.cc Engine::GetShortestLatencyWithUnitSubgraph (memo over end units,
-    # kept here as back-pointers instead of copied key lists).
+    def _flat_plan(self, plan: ModelPlan, processors: tuple[str, ...]) -> FlatPlan:
+        key = (plan, processors)
+        flat = self._flat.get(key)
+        if flat is None:
+            flat = self._flat[key] = FlatPlan.of(plan, processors)
+        return flat
+
     def shortest(
         self, plan: ModelPlan, next_unit: int, waiting: Mapping[str, int], costs: Costs
     ) -> Chain | None:
         """The chain from ``next_unit`` to the model's end that finishes first, or None;
-        ``costs`` from :func:`plan_costs`."""
+        ``costs`` by subgraph index (:func:`plan_costs`, or the estimator's vector)."""
+        flat = self._flat_plan(plan, tuple(waiting))
+        wait = np.fromiter(waiting.values(), dtype=np.int64, count=len(waiting))
+        finish, last, first = programme(flat, next_unit, np.asarray(costs, dtype=np.int64),
+                                        wait)
+        end = plan.num_units - 1
+        if next_unit > end or finish[end] == NONE:
+            return None
+        chain, j = [], end
+        while j >= next_unit:
+            chain.append(plan.subgraphs[int(last[j])])
+            j = int(first[j]) - 1
+        return Chain(tuple(reversed(chain)), int(finish[end]))
+
+    # Mirrors band/engine.cc Engine::GetShortestLatencyWithUnitSubgraph (memo over end units,
+    # kept here as back-pointers instead of copied key lists).
+    def shortest_reference(
+        self, plan: ModelPlan, next_unit: int, waiting: Mapping[str, int], costs: Costs
+    ) -> Chain | None:
+        """:meth:`shortest` in plain Python, as Band writes it."""
         ending = self._ending(plan)
         memo: dict[int, tuple[int, Subgraph, int]] = {}  # j -> (finish, last sg, its start i)
         for j in range(next_unit, plan.num_units):

@@ -31,8 +31,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+import numpy as np
+
 from baselines.band.estimator import LatencyEstimator
-from baselines.band.planner import Chain, ChainFinder, plan_costs
+from baselines.band.planner import Chain, ChainFinder
 from harness.seams.plan import ModelPlan, Subgraph
 from harness.seams.view import Assignment, Decision, JobView, SchedulerView
 
@@ -55,22 +57,24 @@ class _Round:
         self.idle = {p.name for p in view.processors if p.idle}
         self.assignments: list[Assignment] = []
         self.drops: list[int] = []
-        self._costs: dict[str, list[int]] = {}
+        self._chains: dict[tuple[str, int, tuple[int, ...]], Chain | None] = {}
 
     def cost(self, sg: Subgraph) -> int:
         return self.est.expected((sg.model, sg.index))
 
-    def costs(self, plan: ModelPlan) -> list[int]:
+    def costs(self, plan: ModelPlan) -> np.ndarray:
         """Expected latency of each subgraph of ``plan`` (estimates are fixed within a round)."""
-        got = self._costs.get(plan.model)
-        if got is None:
-            got = self._costs[plan.model] = plan_costs(plan, self.cost)
-        return got
+        return self.est.costs(plan.model, len(plan.subgraphs))
 
     def shortest(self, finder: ChainFinder, job: JobView, waiting: Mapping[str, int]
                  ) -> Chain | None:
-        plan = self.plan(job)
-        return finder.shortest(plan, job.next_unit, waiting, self.costs(plan))
+        """The job's fastest chain given ``waiting``; jobs at the same unit of the same model
+        share it within the round (the estimates do not change while it lasts)."""
+        key = (job.model, job.next_unit, tuple(waiting.values()))
+        if key not in self._chains:
+            plan = self.plan(job)
+            self._chains[key] = finder.shortest(plan, job.next_unit, waiting, self.costs(plan))
+        return self._chains[key]
 
     def plan(self, job: JobView) -> ModelPlan:
         return self.view.plans[job.model]

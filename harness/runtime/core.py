@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from harness.runtime.queue import JobQueue
 from harness.runtime.traffic import Traffic
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import Policy
@@ -49,9 +50,21 @@ class _Job:
     executed: int = 0
     first_start_ns: int = -1
     processors: list[str] = field(default_factory=list)
+    _view: JobView | None = None
 
     def view(self) -> JobView:
-        return JobView(self.job_id, self.request, self.next_unit, self.enqueue_ns, self.executed)
+        """What a scheduler sees (made once per state of the job)."""
+        if self._view is None:
+            self._view = JobView(self.job_id, self.request, self.next_unit, self.enqueue_ns,
+                                 self.executed)
+        return self._view
+
+    def moved_past(self, subgraph: Subgraph, now_ns: int) -> None:
+        """The job ran ``subgraph``: its next unit follows it, and it re-enters at now."""
+        self.next_unit = subgraph.last_unit + 1
+        self.executed += 1
+        self.enqueue_ns = now_ns
+        self._view = None
 
 
 @dataclass(slots=True)
@@ -83,7 +96,7 @@ class Runtime:
         self._record_subgraph = record_subgraph
         self._sensors = sensors
         self._lanes = {p.name: _Lane(p) for p in processors}
-        self._queue: deque[_Job] = deque()
+        self._queue: JobQueue[_Job] = JobQueue()
         self._jobs: dict[int, _Job] = {}
         self._next_job = 0
         #: requests that ended since the driver last asked, with their status
@@ -125,12 +138,10 @@ class Runtime:
         if not done.ok:
             self._end(job, "failed", done.end_ns)
             return
-        job.next_unit = subgraph.last_unit + 1
-        job.executed += 1
+        job.moved_past(subgraph, now_ns)
         if job.next_unit >= self.plans[job.request.model].num_units:
             self._end(job, "ok", done.end_ns)
             return
-        job.enqueue_ns = now_ns
         if self.policy.reinsert_front:
             self._queue.appendleft(job)
         else:
@@ -168,11 +179,7 @@ class Runtime:
         return self._start_waiting(lane, now_ns)
 
     def _take(self, job_id: int) -> _Job:
-        for job in self._queue:
-            if job.job_id == job_id:
-                self._queue.remove(job)
-                return job
-        raise AssertionError(f"policy chose job {job_id}, which is not waiting in the queue")
+        return self._queue.take(job_id)
 
     def _start_waiting(self, lane: _Lane, now_ns: int) -> list[Start]:
         if lane.running is not None or not lane.waiting:
@@ -188,8 +195,7 @@ class Runtime:
     def _view(self, now_ns: int) -> SchedulerView:
         states = self._sensors(now_ns) if self._sensors is not None else {}
         processors = tuple(self._lane_view(lane, now_ns, states) for lane in self._lanes.values())
-        queue = tuple(job.view() for job in self._queue)
-        return SchedulerView(now_ns, queue, processors, self.plans)
+        return SchedulerView(now_ns, self._queue.view(), processors, self.plans)
 
     def _lane_view(
         self, lane: _Lane, now_ns: int, states: Mapping[str, SensorSample]

@@ -9,7 +9,7 @@ of this job on its processor) and drops.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.seams.plan import ModelPlan, Processor, Subgraph
@@ -55,11 +55,12 @@ class ProcessorView:
 
 @dataclass(frozen=True, slots=True)
 class SchedulerView:
-    """An immutable snapshot handed to a policy."""
+    """What a policy is handed: nothing in it may be changed."""
 
     now_ns: int
-    #: waiting jobs, front of the queue first
-    queue: tuple[JobView, ...]
+    #: waiting jobs, front of the queue first (a read-only window on the runtime's queue,
+    #: made on access and valid while the policy decides: read only the head you need)
+    queue: Sequence[JobView]
     processors: tuple[ProcessorView, ...]
     plans: Mapping[str, ModelPlan]
 

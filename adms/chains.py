@@ -47,6 +47,11 @@ class ChainTable:
         if refresh:
             self._rest = None
 
+    @property
+    def stale(self) -> bool:
+        """The next :meth:`rest` re-runs the programme."""
+        return self._rest is None
+
     def rest(self) -> np.ndarray:
         """``rest[u]`` for u in 0..n (int64 ns)."""
         if self._rest is None:
@@ -62,6 +67,26 @@ class ChainTable:
             if idx.size:
                 rest[u] = min(int((self.cost[idx] + rest[self.end[idx]]).min()), UNREACHABLE_NS)
         return rest
+
+
+def chain_latency(plan: ModelPlan, cost: Callable[[Subgraph], int],
+                  handoff: Callable[[Subgraph], int]) -> int:
+    """The fastest chain through ``plan`` when a subgraph whose predecessor ran on another
+    processor also pays ``handoff(subgraph)`` (moving tensors between processors): a
+    programme over (unit, processor of the last subgraph), as a device would charge it."""
+    names = sorted(plan.processors())
+    at = {p: k for k, p in enumerate(names)}
+    best = np.zeros((plan.num_units + 1, len(names)), dtype=np.float64)
+    best[: plan.num_units] = np.inf
+    for u in range(plan.num_units - 1, -1, -1):
+        for sg in plan.candidates(u):
+            q = at[sg.processor]
+            tail = cost(sg) + best[sg.last_unit + 1, q]
+            moved = np.full(len(names), tail + (handoff(sg) if u > 0 else 0))
+            moved[q] = tail
+            best[u] = np.minimum(best[u], moved)
+    fastest = float(best[0].min()) if len(names) else float("inf")
+    return int(fastest) if fastest < UNREACHABLE_NS else UNREACHABLE_NS
 
 
 def remaining_latency(plan: ModelPlan, cost: Callable[[Subgraph], int]) -> tuple[int, ...]:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from hydra.core.config_store import ConfigStore
 
 from harness.config.schema import BaselineConf
+
+
+class SloReading(Enum):
+    #: T_SLO = the request's latency budget (SLO); eq. (1) is the job's slack against it
+    budget = "budget"
+    #: T_SLO = deadline - now, the time left
+    time_left = "time_left"
 
 
 @dataclass
@@ -39,8 +47,24 @@ class AdmsConf(BaselineConf):
     loop_call_size: int = 4
     # keep new work off a processor this close to its throttling temperature, degrees C
     thermal_margin_c: float = 3.0
-    # a request without an SLO gets the deadline arrival + implicit_slo_factor x T_avg
+    # what T_SLO of eq. (1) is: the request's SLO budget (the paper's words: "the expected
+    # response time") or the time left to its deadline (elapsed time then counts in eq. (1)
+    # as well as in eq. (2))
+    slo_reading: SloReading = SloReading.budget
+    # a request without an SLO is given T_SLO = implicit_slo_factor x T_avg; 0 drops eq. (1)
+    # for it
     implicit_slo_factor: float = 1.0
+    # the project's addition: an idle processor first takes the jobs for which it is the
+    # earliest-finishing choice, counting the work waiting on busy processors (HEFT-like);
+    # false: eqs. (1)-(4) alone pick the job
+    earliest_finish: bool = True
+    # no processor idles while the queue head holds a job it can run: a processor that is
+    # no job's earliest-finishing choice still takes the best-scoring job it can run;
+    # false (an ablation): such a processor stays idle
+    work_conserving: bool = True
+    # read the Processor Monitor (temperature, throttling, load); false (an ablation): no
+    # thermal steering, and load is 0 for an idle processor and 1 for a busy one
+    use_monitor: bool = True
 
 
 def register() -> None:

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -23,7 +25,7 @@ from adms.tuner import Tuned, WindowTuner
 from baselines.band.estimator import LatencyEstimator
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import ModelPlan, Processor
+from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import PolicyContext, ProfileFn
 from harness.seams.records import Completion
 from harness.seams.view import Decision, SchedulerView
@@ -42,6 +44,8 @@ class AdmsPolicy:
         device_name: str,
         cache_dir: Path | None = None,
         name: str = "adms",
+        handoff_fn: ProfileFn | None = None,
+        costs_key: str = "",
     ) -> None:
         if conf.window_size < 0:
             raise UserError(f"adms window_size must be >= 0 (0 = tune), got {conf.window_size}")
@@ -52,7 +56,8 @@ class AdmsPolicy:
         windows = [conf.window_size] if conf.window_size > 0 else list(conf.window_candidates)
         self.tuner = WindowTuner(windows, profile_fn, device_name, cache_dir,
                                  tie_tolerance=conf.window_tie_tolerance,
-                                 per_processor=conf.window_per_processor)
+                                 per_processor=conf.window_per_processor,
+                                 handoff_fn=handoff_fn, costs_key=costs_key)
         self.estimator = LatencyEstimator(conf.ema_alpha)
         self.scheduler = AdmsScheduler(conf, self.estimator, conf.implicit_slo_factor)
         #: the tuner's choice per model (for reports)
@@ -60,9 +65,12 @@ class AdmsPolicy:
 
     @classmethod
     def from_config(cls, conf: AdmsConf, context: PolicyContext) -> AdmsPolicy:
-        """Its window tuner measures with the device's profile and caches per device."""
+        """Its window tuner prices plans as the device charges them (profiles and handoffs)
+        and caches its choices per device and per the device's constants."""
+        facts = json.dumps(context.device.facts, sort_keys=True, default=str)
         return cls(conf, context.profile, context.device.name, context.cache_dir,
-                   name=context.name)
+                   name=context.name, handoff_fn=context.handoff,
+                   costs_key=hashlib.sha256(facts.encode()).hexdigest()[:12])
 
     def plan(
         self,
@@ -82,6 +90,9 @@ class AdmsPolicy:
 
     def schedule(self, view: SchedulerView) -> Decision:
         return self.scheduler.schedule(view)
+
+    def expected_ns(self, subgraph: Subgraph) -> int:
+        return self.estimator.expected((subgraph.model, subgraph.index))
 
     def observe(self, completion: Completion) -> None:
         if completion.ok:

@@ -10,10 +10,12 @@
 Units: times in **milliseconds** (γ and δ are per ms; α is dimensionless).
 
 * ``T_latency`` — estimated time from now until the job's *model is finished* if its next
-  subgraph starts on this processor now: that subgraph's expected latency plus the fastest
-  way to run the rest of the model (:func:`remaining_latency`, processors assumed free).
-* ``T_SLO`` — the time left to the deadline, ``deadline − now``. A request without an SLO
-  gets an implicit deadline ``arrival + implicit_slo_factor × T_avg``.
+  subgraph runs on this processor: the work waiting there, that subgraph's expected latency
+  and the fastest way to run the rest of the model (:func:`remaining_latency`, processors
+  assumed free).
+* ``T_SLO`` — the request's SLO budget (``slo_reading: budget``, the paper's "expected
+  response time"), or the time left to its deadline (``slo_reading: time_left``). A request
+  without an SLO is given ``implicit_slo_factor × T_avg`` as its budget (0: no eq. (1)).
 * ``T_avg`` — the model's expected single-run latency (fastest chain, idle device, current
   moving-average estimates); ``T_enqueue`` — when the job (re-)entered the queue.
 * ``B_cur / B_max`` — the processor's utilisation from the Processor Monitor (``load`` in
@@ -30,30 +32,33 @@ so a loaded processor takes small jobs first and a lightly loaded one takes big 
 processors are visited in order of preference (:mod:`adms.monitor`) — not near throttling,
 less loaded, cooler, then device order. A processor whose temperature is within
 ``thermal_margin_c`` of its throttling temperature (or that reports being throttled) is
-*hot*: a job may use a hot
-processor only if no cool processor can run its next unit. A processor takes the
-lowest-scoring job (ties: earlier estimated finish, then queue order) among those for which
-it is the *earliest-finishing* allowed choice, counting the work already waiting on busy
-processors; a job whose fastest option is a busy processor stays queued for it. After each
-assignment the processor's waiting time grows by the subgraph's expected latency and the
-search starts again, until no idle processor takes a job. Unfinished jobs return to the
-front of the queue (``reinsert_front``).
+*hot*: a job may use a hot processor only if no cool processor can run its next unit. A
+processor takes the lowest-scoring job (ties: earlier estimated finish, then queue order)
+among those for which it is the *earliest-finishing* allowed choice, counting the work
+already waiting on busy processors (``earliest_finish``, the project's addition); when no
+idle processor is any job's earliest choice, the first idle processor that can run a job of
+the head takes its lowest-scoring one (``work_conserving``), so no processor idles while the
+head holds work for it. After each assignment the processor's
+waiting time grows by the subgraph's expected latency and the search starts again, until no
+idle processor takes a job. Unfinished jobs return to the front of the queue
+(``reinsert_front``). Without the monitor (``use_monitor: false``) no processor is hot and
+loads are 0 (idle) or 1 (busy).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from adms.chains import ChainTable
-from adms.config import AdmsConf
+from adms.config import AdmsConf, SloReading
 from adms.monitor import near_throttle, preference
 from baselines.band.estimator import LatencyEstimator
 from harness.seams.plan import ModelPlan, Subgraph
 from harness.seams.units import NS_PER_MS
-from harness.seams.view import Assignment, Decision, JobView, SchedulerView
+from harness.seams.view import Assignment, Decision, JobView, ProcessorView, SchedulerView
 
 #: a request without an SLO is treated as if its budget were this many times T_avg
 IMPLICIT_SLO_FACTOR = 1.0
@@ -104,7 +109,8 @@ class _Job:
     job: JobView
     #: processor name -> the job's fastest option there (hot processors left out if possible)
     options: Mapping[str, Option]
-    slo_ms: float
+    #: T_SLO, ms (None: no deadline term)
+    slo_ms: float | None
     enqueue_ms: float
     avg_ms: float
     remaining_ms: float
@@ -123,6 +129,8 @@ class AdmsScheduler:
         self.implicit_slo_factor = implicit_slo_factor
         self._tables: dict[str, ChainTable] = {}
         self._options: dict[tuple[str, int], dict[str, Option]] = {}
+        #: the current decision's counted work: candidates weighed, tables re-derived
+        self._work = 0
 
     def cost(self, sg: Subgraph) -> int:
         return self.estimator.expected((sg.model, sg.index))
@@ -150,6 +158,8 @@ class AdmsScheduler:
         table = self._tables.get(plan.model)
         if table is None or table.plan is not plan:
             table = self._tables[plan.model] = ChainTable(plan, self.cost)
+        if table.stale:
+            self._work += len(plan.subgraphs)
         return table.rest()
 
     def options(self, plan: ModelPlan, next_unit: int) -> dict[str, Option]:
@@ -158,6 +168,7 @@ class AdmsScheduler:
         cached = self._options.get(key)
         if cached is None:
             rest, cached = self.rest(plan), {}
+            self._work += len(plan.candidates(next_unit))
             for sg in plan.candidates(next_unit):
                 ns = self.cost(sg) + int(rest[sg.last_unit + 1])
                 if sg.processor not in cached or ns < cached[sg.processor][0]:
@@ -172,35 +183,45 @@ class AdmsScheduler:
         cool = {p: o for p, o in opts.items() if p not in hot}
         return cool or opts
 
+    def _slo_ms(self, job: JobView, avg_ns: int, now_ns: int) -> float | None:
+        """T_SLO of eq. (1), ms, or None when the term is dropped (no SLO, factor 0)."""
+        budget = job.request.slo_ns
+        if budget <= 0:
+            if self.implicit_slo_factor <= 0:
+                return None
+            budget = int(self.implicit_slo_factor * avg_ns)
+        if self.conf.slo_reading is SloReading.budget:
+            return budget / NS_PER_MS
+        return (job.request.arrival_ns + budget - now_ns) / NS_PER_MS
+
     def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str]) -> _Job:
         plan = view.plans[job.model]
         rest = self.rest(plan)
         avg_ns = int(rest[0])
-        deadline = job.request.deadline_ns
-        if deadline is None:
-            deadline = job.request.arrival_ns + int(self.implicit_slo_factor * avg_ns)
-        now = view.now_ns
-        return _Job(position, job, self._allowed(plan, job, hot), (deadline - now) / NS_PER_MS,
-                    job.enqueue_ns / NS_PER_MS, avg_ns / NS_PER_MS,
-                    int(rest[job.next_unit]) / NS_PER_MS)
+        return _Job(position, job, self._allowed(plan, job, hot),
+                    self._slo_ms(job, avg_ns, view.now_ns), job.enqueue_ns / NS_PER_MS,
+                    avg_ns / NS_PER_MS, int(rest[job.next_unit]) / NS_PER_MS)
 
     def _score(self, item: _Job, latency_ns: int, load: float, now_ms: float) -> float:
         """Eq. (4) for ``item`` on a processor with ``load``, finishing ``latency_ns`` from
         now (``B_max`` = 1: load is a fraction)."""
-        return priority(self.conf, slo_ms=item.slo_ms, latency_ms=latency_ns / NS_PER_MS,
+        latency_ms = latency_ns / NS_PER_MS
+        slo_ms = latency_ms if item.slo_ms is None else item.slo_ms  # None: term is 0
+        return priority(self.conf, slo_ms=slo_ms, latency_ms=latency_ms,
                         now_ms=now_ms, enqueue_ms=item.enqueue_ms, avg_ms=item.avg_ms,
                         load=load, capacity=1.0, remaining_ms=item.remaining_ms)
 
-    def _best_for(
+    def _lowest(
         self, name: str, load: float, jobs: Sequence[_Job], waiting: Mapping[str, int],
-        soonest: Sequence[int], now_ms: float,
+        now_ms: float, soonest: Sequence[int] | None,
     ) -> tuple[int, Subgraph] | None:
-        """(index in ``jobs``, subgraph) of the lowest-scoring job for which processor
-        ``name`` is an earliest-finishing option; ``soonest[k]`` is job k's earliest finish."""
+        """The lowest-scoring job processor ``name`` can run (only those it finishes no later
+        than ``soonest`` when that is given)."""
         best: tuple[float, int, int, int, Subgraph] | None = None
+        self._work += len(jobs)
         for k, item in enumerate(jobs):
             opt = item.options.get(name)
-            if opt is None or waiting[name] + opt[0] > soonest[k]:
+            if opt is None or (soonest is not None and waiting[name] + opt[0] > soonest[k]):
                 continue
             finish = waiting[name] + opt[0]
             key = (self._score(item, finish, load, now_ms), finish, item.position)
@@ -211,23 +232,40 @@ class AdmsScheduler:
     def _idle_by_preference(self, view: SchedulerView) -> list[tuple[str, float]]:
         """(name, load) of the idle processors, preferred first."""
         margin = self.conf.thermal_margin_c
-        ranked = sorted((*preference(p, margin), k, p.name) for k, p in enumerate(view.processors)
-                        if p.idle)
+        ranked = sorted((*preference(self._seen(p), margin), k, p.name)
+                        for k, p in enumerate(view.processors) if p.idle)
         return [(name, load) for _, load, _, _, name in ranked]
+
+    def _seen(self, proc: ProcessorView) -> ProcessorView:
+        """The processor as the scheduler sees it: without the monitor, no sensor state."""
+        return proc if self.conf.use_monitor else replace(proc, state=None)
 
     def _pick(self, free: Sequence[tuple[str, float]], jobs: Sequence[_Job],
               waiting: Mapping[str, int], now_ms: float) -> tuple[str, int, Subgraph] | None:
-        soonest = [min(waiting[p] + o[0] for p, o in item.options.items()) if item.options
-                   else 0 for item in jobs]
-        for name, load in free:
-            got = self._best_for(name, load, jobs, waiting, soonest, now_ms)
-            if got is not None:
-                return name, got[0], got[1]
+        """The next (processor, job index, subgraph): the first idle processor, by preference,
+        that is some job's earliest-finishing choice takes its lowest-scoring such job; when
+        no idle processor is, and ``work_conserving``, the first that can run any job takes
+        its lowest-scoring one."""
+        if self.conf.earliest_finish:
+            soonest = [min(waiting[p] + o[0] for p, o in item.options.items())
+                       if item.options else 0 for item in jobs]
+            passes: list[Sequence[int] | None] = [soonest]
+            if self.conf.work_conserving:
+                passes.append(None)
+        else:
+            passes = [None]
+        for limit in passes:
+            for name, load in free:
+                got = self._lowest(name, load, jobs, waiting, now_ms, limit)
+                if got is not None:
+                    return name, got[0], got[1]
         return None
 
     def schedule(self, view: SchedulerView) -> Decision:
+        self._work = 0
         margin = self.conf.thermal_margin_c
-        hot = frozenset(p.name for p in view.processors if near_throttle(p.state, margin))
+        hot = frozenset(p.name for p in view.processors
+                        if self.conf.use_monitor and near_throttle(p.state, margin))
         jobs = [self._job(k, j, view, hot)
                 for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
         waiting = {p.name: 0 if p.idle else max(0, p.available_ns - view.now_ns)
@@ -242,4 +280,4 @@ class AdmsScheduler:
             out.append(Assignment(jobs.pop(k).job.job_id, sg))
             waiting[name] += self.cost(sg)
             free = [f for f in free if f[0] != name]
-        return Decision(tuple(out))
+        return Decision(tuple(out), work=self._work + len(jobs))

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adms.chains import remaining_latency
+from adms.chains import chain_latency, remaining_latency
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind
@@ -89,9 +89,14 @@ def graph_digest(graph: ModelGraph) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def single_run_latency(plan: ModelPlan, profile_fn: ProfileFn) -> int:
-    """Fastest chain through ``plan`` on a free device, ns."""
-    return remaining_latency(plan, lambda sg: profile_fn(plan, sg))[0]
+def single_run_latency(plan: ModelPlan, profile_fn: ProfileFn,
+                       handoff_fn: ProfileFn | None = None) -> int:
+    """Fastest chain through ``plan`` on a free device, ns: every subgraph at its profiled
+    cost (copies, floors and dispatch included), plus ``handoff_fn`` where the chain
+    changes processor."""
+    if handoff_fn is None:
+        return remaining_latency(plan, lambda sg: profile_fn(plan, sg))[0]
+    return chain_latency(plan, lambda sg: profile_fn(plan, sg), lambda sg: handoff_fn(plan, sg))
 
 
 def best_trial(trials: Sequence[Trial], tie_tolerance: float = 0.0) -> Trial:
@@ -112,18 +117,24 @@ class WindowTuner:
         cache_dir: Path | None = None,
         tie_tolerance: float = 0.0,
         per_processor: bool = True,
+        handoff_fn: ProfileFn | None = None,
+        costs_key: str = "",
     ) -> None:
         if not candidates or min(candidates) < 1:
             raise UserError(f"adms window candidates must be >= 1 and not empty, got "
                             f"{list(candidates)}")
         self.candidates = tuple(sorted(set(candidates)))
         self.profile_fn, self.device_name = profile_fn, device_name
+        self.handoff_fn = handoff_fn
+        #: what the costs depend on beyond the device's name (its constants, mechanisms)
+        self.costs_key = costs_key
         self.cache_path = None if cache_dir is None else Path(cache_dir) / CACHE_FILE
         self.tie_tolerance = tie_tolerance
         self.per_processor = per_processor
 
     def _key(self, graph: ModelGraph) -> str:
-        return f"{self.device_name}/{graph.name}/{graph_digest(graph)}"
+        parts = (self.device_name, self.costs_key, graph.name, graph_digest(graph))
+        return "/".join(p for p in parts if p)
 
     def tune(
         self, graph: ModelGraph, processors: Sequence[Processor],
@@ -169,7 +180,8 @@ class WindowTuner:
         unsupported: Mapping[str, frozenset[int]], label: str,
     ) -> tuple[tuple[Trial, ...], dict[int, ModelPlan]]:
         plans = {ws: _analyze(graph, processors, unsupported, ws) for ws in self.candidates}
-        trials = tuple(Trial(ws, single_run_latency(plan, self.profile_fn), len(plan.subgraphs),
+        trials = tuple(Trial(ws, single_run_latency(plan, self.profile_fn, self.handoff_fn),
+                             len(plan.subgraphs),
                              label) for ws, plan in plans.items())
         return trials, plans
 

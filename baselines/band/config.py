@@ -10,6 +10,18 @@ from hydra.core.config_store import ConfigStore
 from harness.config.schema import BaselineConf
 
 
+class SloCheck(Enum):
+    """How Band's planner decides a job handed to a worker has violated its SLO."""
+
+    #: as Band runs: ``Planner::IsSLOViolated`` reads the job's subgraph key and expected
+    #: time before ``UpdateJobScheduleStatus`` sets them (worker -1, 0 us), so in effect only
+    #: jobs already past their deadline are dropped (band/planner.cc, mrsnu/band 8600d49)
+    executed = "executed"
+    #: as the code reads: the worker's waiting time plus the subgraph's expected time beyond
+    #: the time left to the deadline
+    written = "written"
+
+
 class SchedulerName(Enum):
     """Band's schedulers (``band/scheduler/`` in mrsnu/band)."""
 
@@ -23,19 +35,24 @@ class SchedulerName(Enum):
 
 @dataclass
 class BandConf(BaselineConf):
+    """Defaults: Band's sample configs (script/config_samples/benchmark_*.json in mrsnu/band,
+    8600d49), which are also what the paper's Band subgraph counts (Tables III, V) imply."""
+
     _target_: str = "baselines.band.BandPolicy"
     scheduler: SchedulerName = SchedulerName.least_slack_time_first
     # Band's minimum_subgraph_size: a run of fewer ops on a non-CPU processor falls back
-    minimum_subgraph_size: int = 7
+    # (1 in every sample config; Band's code default is 7: the band7 variant)
+    minimum_subgraph_size: int = 1
     # moving-average weight of a new latency sample in Band's estimator
+    # (profile_smoothing_factor)
     ema_alpha: float = 0.1
-    # drop jobs whose expected finish is past their deadline (Band's SLO handling)
+    # drop jobs that violate their SLO when handed to a worker (Band's SLO handling)
     drop_on_slo: bool = True
-    # slack (ms) Band's reserved HEFT keeps per worker
-    reservation_window_ms: float = 5.0
+    # how that violation is judged (executed: as Band runs; written: as its code reads)
+    slo_check: SloCheck = SloCheck.executed
     # jobs examined from the queue head per decision (Band's schedule_window_size, the same
-    # idea as ADMS's loop_call_size); 0 = all
-    schedule_window_size: int = 0
+    # idea as ADMS's loop_call_size; 10 in the sample configs); 0 = all (Band's code default)
+    schedule_window_size: int = 10
 
 
 def register() -> None:

@@ -96,12 +96,22 @@ class ChainFinder:
     def __init__(self) -> None:
         self._indices: dict[ModelPlan, tuple[_Ending, ...]] = {}
         self._flat: dict[tuple[ModelPlan, tuple[str, ...]], FlatPlan] = {}
+        self._steps: dict[ModelPlan, np.ndarray] = {}
 
     def _ending(self, plan: ModelPlan) -> tuple[_Ending, ...]:
         index = self._indices.get(plan)
         if index is None:
             index = self._indices[plan] = _index(plan)
         return index
+
+    def steps(self, plan: ModelPlan, next_unit: int) -> int:
+        """The subgraphs a search from ``next_unit`` weighs (those starting there or later)."""
+        counts = self._steps.get(plan)
+        if counts is None:
+            firsts = np.bincount([sg.first_unit for sg in plan.subgraphs],
+                                 minlength=plan.num_units + 1)
+            counts = self._steps[plan] = np.cumsum(firsts[::-1])[::-1]
+        return int(counts[next_unit]) if next_unit < len(counts) else 0
 
     def _flat_plan(self, plan: ModelPlan, processors: tuple[str, ...]) -> FlatPlan:
         key = (plan, processors)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 from baselines.band.analyzer import analyze
-from baselines.band.config import BandConf
+from baselines.band.config import BandConf, SloCheck
 from baselines.band.config import SchedulerName as Kind
 from baselines.band.estimator import LatencyEstimator
 from baselines.band.schedulers import (
@@ -99,6 +99,7 @@ class BandPolicy:
         self.name = name
         self.estimator = LatencyEstimator(conf.ema_alpha)
         self.scheduler = SCHEDULERS[conf.scheduler](queue_head, conf.drop_on_slo)
+        self.scheduler.slo_as_written = conf.slo_check is SloCheck.written
         self._worker_map = dict(worker_map or {})
 
     @classmethod
@@ -139,6 +140,9 @@ class BandPolicy:
 
     def schedule(self, view: SchedulerView) -> Decision:
         return self.scheduler.schedule(view, self.estimator)
+
+    def expected_ns(self, subgraph: Subgraph) -> int:
+        return self.estimator.expected((subgraph.model, subgraph.index))
 
     def observe(self, completion: Completion) -> None:
         if completion.ok:

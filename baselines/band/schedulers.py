@@ -18,9 +18,13 @@ The global-queue schedulers look at the first ``queue_head`` jobs only (Band's
 ``schedule_window_size``, unlimited by default; ADMS's ``loop_call_size`` is the same idea).
 
 **SLO dropping** (``drop_on_slo``): Band's planner drops a job when it is handed to a worker
-and ``waiting(worker) + expected(subgraph)`` exceeds the time left to its deadline
-(``Planner::IsSLOViolated``); least-slack-first also drops a job whose whole fastest chain
-ends past its deadline. Jobs without an SLO are never dropped. Deadlines are the request's
+and violates its SLO (``Planner::IsSLOViolated``). As Band runs (``slo_check: executed``, the
+default), the check reads the job's subgraph key and expected time before they are set, so
+only a job already past its deadline is dropped; ``slo_check: written`` applies the check as
+the code reads (``waiting(worker) + expected(subgraph)`` beyond the time left).
+Least-slack-first also drops a job whose whole fastest chain ends past its deadline (that
+check uses the chain it computed, so it works as written). Jobs without an SLO are never
+dropped. Deadlines are the request's
 (``arrival + slo``), as Band keeps a job's first ``enqueue_time`` across its subgraphs.
 
 Waiting times are ns from now: ``max(0, available_ns - now)``, and 0 for an idle processor.
@@ -43,14 +47,25 @@ NO_SLACK_LIMIT = 2**63 - 1
 
 
 class BandScheduler(Protocol):
+    #: judge SLO violations as Band's code reads, not as it runs (``slo_check: written``)
+    slo_as_written: bool
+
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision: ...
+
+
+class _Scheduler:
+    """What every Band scheduler shares: how it judges an SLO violation."""
+
+    slo_as_written: bool = False
 
 
 class _Round:
     """One decision in progress: what is assigned, dropped, and how busy each processor is."""
 
-    def __init__(self, view: SchedulerView, est: LatencyEstimator, drop_on_slo: bool) -> None:
+    def __init__(self, view: SchedulerView, est: LatencyEstimator, drop_on_slo: bool,
+                 as_written: bool = False) -> None:
         self.view, self.est, self.drop_on_slo = view, est, drop_on_slo
+        self.as_written = as_written
         self.now = view.now_ns
         self.waiting = {p.name: 0 if p.idle else max(0, p.available_ns - self.now)
                         for p in view.processors}
@@ -58,6 +73,9 @@ class _Round:
         self.assignments: list[Assignment] = []
         self.drops: list[int] = []
         self._chains: dict[tuple[str, int, tuple[int, ...]], Chain | None] = {}
+        #: counted work: jobs looked at and every chain search's subgraph steps, as Band
+        #: itself searches (once per job, with no sharing)
+        self.work = 0
 
     def cost(self, sg: Subgraph) -> int:
         return self.est.expected((sg.model, sg.index))
@@ -71,19 +89,22 @@ class _Round:
         """The job's fastest chain given ``waiting``; jobs at the same unit of the same model
         share it within the round (the estimates do not change while it lasts)."""
         key = (job.model, job.next_unit, tuple(waiting.values()))
+        plan = self.plan(job)
+        self.work += 1 + finder.steps(plan, job.next_unit)
         if key not in self._chains:
-            plan = self.plan(job)
             self._chains[key] = finder.shortest(plan, job.next_unit, waiting, self.costs(plan))
         return self._chains[key]
 
     def plan(self, job: JobView) -> ModelPlan:
         return self.view.plans[job.model]
 
-    # Mirrors band/planner.cc Planner::IsSLOViolated.
+    # Mirrors band/planner.cc Planner::IsSLOViolated (see the module docstring).
     def violates_slo(self, job: JobView, sg: Subgraph) -> bool:
         deadline = job.request.deadline_ns
         if not self.drop_on_slo or deadline is None:
             return False
+        if not self.as_written:
+            return self.now > deadline
         return self.now + self.waiting[sg.processor] + self.cost(sg) > deadline
 
     def drop(self, job: JobView) -> None:
@@ -103,7 +124,7 @@ class _Round:
         return True
 
     def decision(self) -> Decision:
-        return Decision(tuple(self.assignments), tuple(self.drops))
+        return Decision(tuple(self.assignments), tuple(self.drops), self.work)
 
 
 # Mirrors band/backend/tfl/model_executor.cc GetLargestSubgraphKey (most ops, first wins).
@@ -124,7 +145,7 @@ def _head(queue: Sequence[JobView], queue_head: int | None) -> list[JobView]:
 
 
 # Mirrors band/scheduler/fixed_worker_scheduler.cc.
-class FixedWorker:
+class FixedWorker(_Scheduler):
     """Every queued job runs whole on its model's worker (busy or not)."""
 
     def __init__(self, workers: Mapping[str, str], drop_on_slo: bool = True) -> None:
@@ -133,7 +154,7 @@ class FixedWorker:
         self.drop_on_slo = drop_on_slo
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
-        rnd = _Round(view, estimator, self.drop_on_slo)
+        rnd = _Round(view, estimator, self.drop_on_slo, self.slo_as_written)
         for job in view.queue:
             worker = self.workers.get(job.model)
             sg = None if worker is None else largest_subgraph(rnd.plan(job), job.next_unit, worker)
@@ -143,14 +164,14 @@ class FixedWorker:
 
 
 # Mirrors band/scheduler/round_robin_scheduler.cc.
-class RoundRobin:
+class RoundRobin(_Scheduler):
     """Each idle worker (in processor order) takes the first job it can run whole."""
 
     def __init__(self, drop_on_slo: bool = True) -> None:
         self.drop_on_slo = drop_on_slo
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
-        rnd = _Round(view, estimator, self.drop_on_slo)
+        rnd = _Round(view, estimator, self.drop_on_slo, self.slo_as_written)
         queue = list(view.queue)
         for proc in view.idle:
             for k, job in enumerate(queue):
@@ -183,7 +204,7 @@ def _most_urgent(
 
 
 # Mirrors band/scheduler/shortest_expected_latency_scheduler.cc.
-class ShortestExpectedLatency:
+class ShortestExpectedLatency(_Scheduler):
     """Repeatedly take the queue head's most urgent job (largest shortest latency) and send it to
     the first subgraph of its fastest chain; a busy target leaves it queued."""
 
@@ -192,7 +213,7 @@ class ShortestExpectedLatency:
         self.finder = ChainFinder()
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
-        rnd = _Round(view, estimator, self.drop_on_slo)
+        rnd = _Round(view, estimator, self.drop_on_slo, self.slo_as_written)
         local = _head(view.queue, self.queue_head)
         while local:
             found = _most_urgent(rnd, self.finder, local, rnd.waiting)
@@ -209,7 +230,7 @@ def _slack(job: JobView, now_ns: int, expected_ns: int) -> int:
 
 
 # Mirrors band/scheduler/least_slack_first_scheduler.cc.
-class LeastSlackTimeFirst:
+class LeastSlackTimeFirst(_Scheduler):
     """Sort the queue head by slack (deadline - now - fastest remaining latency), then give each
     job the first subgraph of its fastest chain if that worker was idle at the start."""
 
@@ -227,7 +248,7 @@ class LeastSlackTimeFirst:
         return sorted(jobs, key=key)  # stable: equal slack keeps queue order
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
-        rnd = _Round(view, estimator, self.drop_on_slo)
+        rnd = _Round(view, estimator, self.drop_on_slo, self.slo_as_written)
         jobs = _head(view.queue, self.queue_head)
         if not jobs or not rnd.idle:
             return rnd.decision()
@@ -246,7 +267,7 @@ class LeastSlackTimeFirst:
 
 
 # Mirrors band/scheduler/heterogeneous_earliest_finish_time_scheduler.cc.
-class HeterogeneousEarliestFinishTime:
+class HeterogeneousEarliestFinishTime(_Scheduler):
     """Take the queue head's most urgent job; if its fastest chain starts on a busy worker, count
     that work against the worker and let the job yield, then look again; run the first job
     whose chain starts on an idle worker. With ``reserve``, each scheduled job's *next*
@@ -295,7 +316,7 @@ class HeterogeneousEarliestFinishTime:
             self.reserved.pop(job.job_id, None)
 
     def schedule(self, view: SchedulerView, estimator: LatencyEstimator) -> Decision:
-        rnd = _Round(view, estimator, self.drop_on_slo)
+        rnd = _Round(view, estimator, self.drop_on_slo, self.slo_as_written)
         jobs = _head(view.queue, self.queue_head)
         while jobs and rnd.idle:
             found = self._pick(rnd, jobs)

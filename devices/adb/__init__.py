@@ -19,6 +19,7 @@ class AdbDevice:
     kind: ClassVar[str] = "adb"
     #: nothing to build until the backend exists
     needs_model_files: ClassVar[bool] = False
+    default_seeds: ClassVar[int] = 3
 
     @classmethod
     def open(cls, conf: AdbDeviceConf, context: DeviceContext) -> Any:

@@ -92,6 +92,8 @@ class HostDevice:
     Conf: ClassVar[type] = HostDeviceConf
     kind: ClassVar[str] = "host"
     needs_model_files: ClassVar[bool] = True
+    #: real runs take real time: fewer repetitions by default
+    default_seeds: ClassVar[int] = 3
 
     def __init__(
         self, conf: HostDeviceConf, model_paths: Mapping[str, Path], cache_dir: Path
@@ -137,6 +139,14 @@ class HostDevice:
     def now_ns(self) -> int:
         """Nanoseconds since :attr:`t0_ns`."""
         return time.monotonic_ns() - self.t0_ns
+
+    def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """0: a host subgraph's measured profile includes copying its inputs in."""
+        return 0
+
+    def decision_ns(self, work: int) -> int:
+        """0: the host's decisions take real time."""
+        return 0
 
     def start_clock(self) -> WallClock:
         """Make this instant time 0 (call before the run's first arrival)."""

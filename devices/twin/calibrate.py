@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from devices.twin.config import TwinDeviceConf, register
-from devices.twin.latency import subgraph_cost
+from devices.twin.latency import OpTable
 from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec, parse
 from harness.config.compose import compose_file
 from harness.models.zoo import PROFILE_DIR
@@ -59,8 +59,10 @@ def load_conf(path: str | Path) -> TwinDeviceConf:
 
 
 def whole_model_ns(spec: TwinProcessorSpec, device: TwinDeviceSpec, graph: ModelGraph) -> float:
-    """Latency of the whole model as one subgraph, alone, at the top frequency."""
-    cost = subgraph_cost(spec, graph, range(graph.num_ops))
+    """Latency of the whole model alone at the top frequency, as a single-model benchmark
+    measures it: one interpreter (no copies between interpreters, no scheduler), with its
+    delegate's floor and I/O copies."""
+    cost = OpTable.of(spec, graph, device).subgraph(range(graph.num_ops), shared=True)
     return cost.latency_ns(1.0, spec.bandwidth_share * device.memory_bandwidth_gbps)
 
 

@@ -61,6 +61,17 @@ class TwinProcessorBlock:
     hysteresis_c: float = 3.0
     # dtype an op of a given dtype computes in (GPU delegate: float32 -> float16)
     run_as: dict[str, str] = field(default_factory=dict)
+    # the shortest an invoke of this delegate can take (driver round trip, command-queue
+    # flush), us; a subgraph takes at least this long (0: no floor)
+    invoke_floor_us: float = 0.0
+    # copying a subgraph's inputs to the processor and its outputs back (delegate I/O
+    # between CPU memory and the accelerator's buffers), GB/s; 0: shares CPU memory, no copy
+    io_copy_gbps: float = 0.0
+    # the delegate keeps its own copy of the weights of every subgraph it runs
+    weight_copy: bool = False
+    # at this temperature the processor shuts down (takes no work) until it cools by
+    # hysteresis_c, C; 0: never
+    critical_c: float = 0.0
     # the single-model measurement the efficiencies were scaled to
     calibration: CalibrationConf | None = None
     # constant name -> source and confidence tag, e.g. "devices.md §2 [D]"
@@ -70,6 +81,28 @@ class TwinProcessorBlock:
 @dataclass
 class TwinProcessorConf(ProcessorConf):
     twin: TwinProcessorBlock | None = None
+
+
+@dataclass
+class MechanismsConf:
+    """Switches for the twin's mechanisms, each on by default (an ablation turns one off)."""
+
+    # a subgraph takes at least its delegate's invoke_floor_us
+    invoke_floor: bool = True
+    # every subgraph boundary copies tensors between interpreters (same processor too), and
+    # the first subgraph copies the app's input in
+    boundary_copy: bool = True
+    # accelerators copy a subgraph's inputs in and its outputs out (io_copy_gbps)
+    io_copy: bool = True
+    # scheduling costs time: a fixed cost per dispatched subgraph and the decision's work
+    scheduler_cost: bool = True
+    # every loaded subgraph holds an interpreter and an arena (and weights, where the
+    # delegate copies them) against the memory budget; loading past it fails
+    memory: bool = True
+    # the rest of the phone (display, video decode) heats the SoC node and counts in power
+    phone_power: bool = True
+    # a processor past its critical temperature shuts down
+    shutdown: bool = True
 
 
 @dataclass
@@ -88,6 +121,21 @@ class TwinDeviceBlock:
     governor_period_ms: float = MISSING
     # sigma of the multiplicative lognormal latency noise (median factor 1); 0 = deterministic
     noise_sigma: float = 0.0
+    # CPU memcpy bandwidth for copies between interpreters, GB/s
+    memcpy_gbps: float = 10.0
+    # fixed cost of copying one tensor between interpreters, us
+    copy_fixed_us: float = 2.0
+    # scheduling: fixed cost per dispatched subgraph (wake-up, bookkeeping), us, and the
+    # time of one unit of a decision's counted work (a chain step, a candidate), ns
+    scheduler_fixed_us: float = 0.0
+    scheduler_ns_per_op: float = 0.0
+    # memory the app may use for interpreters, arenas and weight copies, MB (0: unlimited)
+    memory_budget_mb: float = 0.0
+    # one interpreter's fixed memory (object, op kernels' state), KB
+    interpreter_overhead_kb: float = 0.0
+    # the rest of the phone while the app runs (display, video decode, idle radios), W
+    rest_of_phone_w: float = 0.0
+    mechanisms: MechanismsConf = field(default_factory=MechanismsConf)
     # constant name -> source and confidence tag
     provenance: dict[str, str] = field(default_factory=dict)
 

@@ -3,19 +3,27 @@
 Time is the SimPy environment's clock, in integer nanoseconds; :meth:`TwinDevice.start_clock`
 hands the runtime a :class:`~harness.runtime.clocks.SimClock` over that environment.
 :meth:`TwinDevice.start` computes the subgraph's latency from the state at its start and
-starts a SimPy process that waits that long and then reports a
+schedules one SimPy event at its end, whose callback reports the
 :class:`~harness.seams.records.Completion`. Op support comes from the public delegate rules
 of each processor's config (:mod:`devices.opsupport`). The state is
 
-* each processor's DVFS level, capped by the thermal governor (:mod:`devices.twin.thermal`);
+* each processor's DVFS level, capped by the thermal governor, and whether it is shut down
+  past its critical temperature (:mod:`devices.twin.heat`);
 * which processors are busy: they share the DRAM bandwidth (:mod:`devices.twin.latency`);
-* where each of a job's tensors was produced: an input made on another processor is copied
-  first (fixed cost plus bytes / transfer bandwidth). Model inputs come with the invocation
-  (their copy is part of the invoke overhead).
+* where each of a job's tensors was produced: an input made on another processor is moved
+  first (fixed cost plus bytes / transfer bandwidth).
 
-Temperatures, energy and busy time are advanced lazily, from event to event (starts, ends,
-sensor reads), with powers constant in between; the governor acts at every multiple of its
-period. The twin runs no perpetual process, so ``env.run()`` ends when the work does.
+The mechanisms (``twin.mechanisms``, each a switch): a per-invoke floor per delegate; a copy
+at every subgraph boundary and the delegates' I/O copies (:mod:`devices.twin.latency`); the
+scheduler's cost (a fixed cost per dispatched subgraph, and the decision's counted work:
+:meth:`decision_ns`, which delays the subgraphs a decision starts); memory against
+``memory_budget_mb``: every loaded subgraph's interpreter (and weight copy) from the load, and
+its arena from its first run (an arena is reserved at load but resident only once touched,
+as demand paging makes it), so a load or a first run past the budget is a
+:class:`~harness.seams.errors.RunFailure` (the app is killed, as Android's low-memory killer
+would); the rest of the phone's power; shutdown at the critical temperature (a subgraph
+started on a processor that is down fails at once).
+
 Simplification: a subgraph's latency is fixed at its start; a throttle or a contention change
 while it runs affects only later subgraphs.
 """
@@ -30,19 +38,23 @@ import simpy
 
 from devices.opsupport import delegate_limits, fallback_processor, support_table
 from devices.twin.config import TwinDeviceConf
+from devices.twin.heat import Heat
 from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
-from devices.twin.power import power_w
 from devices.twin.spec import TwinProcessorSpec, TwinSpec, parse
-from devices.twin.thermal import Governor, ThermalNetwork
 from harness.runtime.clocks import SimClock
 from harness.seams.device import DeviceContext
-from harness.seams.errors import UserError
+from harness.seams.errors import RunFailure, UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
-from harness.seams.units import NS_PER_MS, NS_PER_S
+from harness.seams.units import NS_PER_S
 
-_CostKey = tuple[str, str, frozenset[int]]
+_CostKey = tuple[str, str, frozenset[int], bool]
+#: how long a subgraph started on a processor that is shut down takes to fail, ns
+FAIL_NS = 1_000
+#: sensor rows of this pseudo-processor are the whole phone (harness.reporting.metrics)
+DEVICE = "device"
+MB = 1 << 20
 
 
 class TwinDevice:
@@ -51,6 +63,8 @@ class TwinDevice:
     Conf: ClassVar[type] = TwinDeviceConf
     kind: ClassVar[str] = "twin"
     needs_model_files: ClassVar[bool] = False
+    #: a simulation is cheap to repeat
+    default_seeds: ClassVar[int] = 5
 
     def __init__(
         self,
@@ -68,28 +82,16 @@ class TwinDevice:
         self._index = {p.name: i for i, p in enumerate(self.spec.processors)}
         self._costs: dict[_CostKey, SubgraphCost] = {}
         self._op_tables: dict[tuple[str, str], OpTable] = {}
+        self._inputs: dict[tuple[str, frozenset[int]], tuple[tuple[int, int], ...]] = {}
         #: (job id, request id) -> tensor index -> processor that produced it
         self._where: dict[tuple[int, int], dict[int, str]] = {}
-        self._init_state()
-
-    def _init_state(self) -> None:
-        procs, dev = self.spec.processors, self.spec.device
-        n = len(procs)
-        self._busy = [False] * n
-        self._thermal = ThermalNetwork(
-            dev.ambient_c, dev.soc_capacitance_j_per_k, dev.soc_resistance_k_per_w,
-            [p.capacitance_j_per_k for p in procs], [p.resistance_k_per_w for p in procs],
-        )
-        self._governor = Governor(
-            [len(p.freqs_mhz) for p in procs], [p.throttle_c for p in procs],
-            [p.hysteresis_c for p in procs],
-        )
-        self._period_ns = max(1, round(dev.governor_period_ms * NS_PER_MS))
-        self._t_ns = int(self.env.now)
-        self._next_tick_ns = (self._t_ns // self._period_ns + 1) * self._period_ns
-        self._busy_ns = np.zeros(n)
-        self._energy_j = np.zeros(n)
-        self._last_read = (self._t_ns, self._busy_ns.copy(), self._energy_j.copy())
+        self._busy = [False] * len(self.spec.processors)
+        self.heat = Heat(self.spec.device, self.spec.processors, int(env.now))
+        self._last_read = (int(env.now), self.heat.busy_ns.copy(), self.heat.energy_j.copy())
+        #: resident memory: every loaded subgraph's interpreter (and weight copy), and the
+        #: arenas of those that have run, bytes
+        self.memory_bytes = 0
+        self._touched: set[tuple[str, str, frozenset[int]]] = set()
 
     @classmethod
     def open(cls, conf: TwinDeviceConf, context: DeviceContext) -> TwinDevice:
@@ -104,6 +106,8 @@ class TwinDevice:
             "soc": self.spec.description,
             "ambient_c": self.spec.device.ambient_c,
             "noise_sigma": self.spec.device.noise_sigma,
+            "mechanisms": {k: getattr(self.spec.device.mechanisms, k) for k in
+                           self.spec.device.mechanisms.__dataclass_fields__},
             "calibration": {p.name: _calibration_fact(p) for p in self.spec.processors},
             "provenance": self.spec.provenance(),
         }
@@ -116,18 +120,62 @@ class TwinDevice:
         return support_table(graph, self.conf.processors)
 
     def load(self, graphs: Mapping[str, ModelGraph], plans: Mapping[str, ModelPlan]) -> None:
-        """The plans the run executes (a job is complete at its plan's last unit)."""
+        """The plans the run executes (a job is complete at its plan's last unit); with the
+        memory mechanism, every subgraph's interpreter, arena and weight copy must fit."""
         self._graphs.update(graphs)
         self._plans = dict(plans)
         for plan in plans.values():
             for sg in plan.subgraphs:
-                self._cost(sg)
+                self._cost(sg, plan.shared_interpreter)
+        self.memory_bytes = sum(self._op_table(sg.model, sg.processor).held_bytes(sg.ops)
+                                for plan in plans.values() for sg in plan.subgraphs)
+        self._touched.clear()
+        count = sum(len(p.subgraphs) for p in plans.values())
+        self._check_memory(f"{count} loaded subgraphs hold")
+
+    def _check_memory(self, what: str) -> None:
+        """RunFailure when resident memory exceeds the budget (the memory mechanism)."""
+        budget = self.spec.device.memory_budget_mb
+        if self.spec.device.mechanisms.memory and budget > 0 and self.memory_bytes > budget * MB:
+            raise RunFailure(f"out of memory on {self.spec.name} at "
+                             f"{int(self.env.now) / NS_PER_S:.2f} s: {what} "
+                             f"{self.memory_bytes / MB:.0f} MB, the budget is {budget:.0f} MB")
+
+    def _touch(self, subgraph: Subgraph) -> None:
+        """A subgraph's first run makes its arena resident."""
+        key = (subgraph.model, subgraph.processor, subgraph.ops)
+        if key in self._touched:
+            return
+        self._touched.add(key)
+        table = self._op_table(subgraph.model, subgraph.processor)
+        self.memory_bytes += table.arena_bytes(subgraph.ops)
+        self._check_memory(f"{len(self._touched)} subgraphs have run; with every loaded "
+                           "interpreter, the app holds")
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """Latency alone at the top frequency: no contention, transfer or noise."""
         spec = self.spec.processor(subgraph.processor)
         bandwidth = spec.bandwidth_share * self.spec.device.memory_bandwidth_gbps
-        return _to_ns(self._cost(subgraph).latency_ns(1.0, bandwidth))
+        return _to_ns(self._cost(subgraph, plan.shared_interpreter).latency_ns(1.0, bandwidth))
+
+    def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """The least a subgraph pays when its predecessor ran on another processor: moving
+        the tensors the unit before it produced."""
+        if subgraph.first_unit == 0:
+            return 0
+        graph = self._graph(subgraph.model)
+        made = graph.outputs_of(plan.units[subgraph.first_unit - 1])
+        moved = sum(graph.tensors[t].nbytes for t in graph.pure_inputs(subgraph.ops) & made)
+        dev = self.spec.device
+        return _to_ns(transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps))
+
+    def decision_ns(self, work: int) -> int:
+        """Simulated time a decision of ``work`` counted operations takes on the phone's CPU
+        (the scheduler-cost mechanism)."""
+        dev = self.spec.device
+        if not dev.mechanisms.scheduler_cost:
+            return 0
+        return round(work * dev.scheduler_ns_per_op)
 
     def start_clock(self) -> SimClock:
         return SimClock(self.env)
@@ -140,30 +188,40 @@ class TwinDevice:
         now_ns: int,
         on_done: Callable[[Completion], None],
     ) -> None:
-        """Run ``subgraph`` from the environment's current time (``now_ns`` in the twin)."""
+        """Run ``subgraph`` from ``now_ns`` (at or after the environment's time: a decision
+        that took scheduler time starts its subgraphs late)."""
         i = self._processor_index(subgraph.processor)
         assert not self._busy[i], f"{subgraph.processor} already runs a subgraph"
-        self._advance(int(self.env.now))
+        start = max(now_ns, int(self.env.now))
+        self.heat.advance(int(self.env.now))
+        if self.heat.down[i]:
+            self._finish_at(start + FAIL_NS, i, job_id, request, subgraph, start, False, on_done)
+            return
+        self._touch(subgraph)
         latency = self._latency_ns(i, job_id, request, subgraph)
-        self._busy[i] = True
-        self.env.process(self._run(i, job_id, request, subgraph, latency, on_done))
+        self._finish_at(start + latency, i, job_id, request, subgraph, start, True, on_done)
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
         """Readings at the environment's current time; load and power average since the
-        previous read."""
+        previous read. With the rest of the phone modelled, a ``device`` row carries the whole
+        phone's power."""
         t = int(self.env.now)
-        self._advance(t)
+        self.heat.advance(t)
         last_t, last_busy, last_energy = self._last_read
         dt_ns = t - last_t
+        heat = self.heat
         if dt_ns > 0:
-            load = (self._busy_ns - last_busy) / dt_ns
-            power = (self._energy_j - last_energy) / (dt_ns / NS_PER_S)
+            load = (heat.busy_ns - last_busy) / dt_ns
+            power = (heat.energy_j - last_energy) / (dt_ns / NS_PER_S)
         else:
             load = np.array([float(b) for b in self._busy])
-            power = self._powers()
-        self._last_read = (t, self._busy_ns.copy(), self._energy_j.copy())
-        return tuple(self._sample(i, t, float(load[i]), float(power[i]))
-                     for i in range(len(self._busy)))
+            power = heat.powers_w(load)
+        self._last_read = (t, heat.busy_ns.copy(), heat.energy_j.copy())
+        rows = [self._sample(i, t, float(load[i]), float(power[i]))
+                for i in range(len(self._busy))]
+        if heat.rest_w > 0:
+            rows.append(SensorSample(DEVICE, t, power_w=float(power.sum()) + heat.rest_w))
+        return tuple(rows)
 
     def close(self) -> None:
         self._where.clear()
@@ -174,50 +232,25 @@ class TwinDevice:
 
     def frequency_mhz(self, name: str) -> float:
         """Current (possibly throttled) frequency of a processor."""
-        self._advance(int(self.env.now))
-        return self._freq(self._processor_index(name))
-
-    def _freq(self, i: int) -> float:
-        return self.spec.processors[i].freqs_mhz[self._governor.level[i]]
+        self.heat.advance(int(self.env.now))
+        return self.heat.frequency_mhz(self._processor_index(name))
 
     def _processor_index(self, name: str) -> int:
         if name not in self._index:
             raise UserError(f"twin {self.spec.name}: unknown processor {name!r}")
         return self._index[name]
 
-    def _powers(self) -> np.ndarray:
-        return np.array([
-            power_w(p, self._freq(i), self._busy[i])
-            for i, p in enumerate(self.spec.processors)
-        ])
-
-    def _advance(self, now_ns: int) -> None:
-        """Bring temperatures, energy, busy time and the governor up to ``now_ns``."""
-        while self._next_tick_ns <= now_ns:
-            self._integrate(self._next_tick_ns)
-            self._governor.update(self._thermal.temps_c.tolist())
-            self._next_tick_ns += self._period_ns
-        self._integrate(now_ns)
-
-    def _integrate(self, t_ns: int) -> None:
-        dt_ns = t_ns - self._t_ns
-        if dt_ns <= 0:
-            return
-        powers = self._powers()
-        self._thermal.advance(powers, dt_ns / NS_PER_S)
-        self._energy_j += powers * (dt_ns / NS_PER_S)
-        self._busy_ns += np.array(self._busy, dtype=float) * dt_ns
-        self._t_ns = t_ns
-
     def _sample(self, i: int, t_ns: int, load: float, power: float) -> SensorSample:
         spec = self.spec.processors[i]
+        heat = self.heat
         return SensorSample(
             processor=spec.name, t_ns=t_ns,
-            temperature_c=float(self._thermal.temps_c[i]),
-            frequency_hz=self._freq(i) * 1e6,
+            temperature_c=float(heat.network.temps_c[i]),
+            frequency_hz=0.0 if heat.down[i] else heat.frequency_mhz(i) * 1e6,
             max_frequency_hz=spec.f_max_mhz * 1e6,
             load=min(max(load, 0.0), 1.0), power_w=power,
-            throttled=self._governor.throttled(i), throttle_temperature_c=spec.throttle_c,
+            throttled=heat.governor.throttled(i) or heat.down[i],
+            throttle_temperature_c=spec.throttle_c,
         )
 
     # -- latency -----------------------------------------------------------------------------
@@ -227,18 +260,23 @@ class TwinDevice:
             raise UserError(f"twin {self.spec.name}: no graph loaded for model {model!r}")
         return self._graphs[model]
 
-    def _cost(self, subgraph: Subgraph) -> SubgraphCost:
-        key = (subgraph.model, subgraph.processor, subgraph.ops)
+    def _cost(self, subgraph: Subgraph, shared: bool | None = None) -> SubgraphCost:
+        """The subgraph's cost figures; ``shared`` (None: as its loaded plan says) when it
+        is a partition of a model's one interpreter."""
+        if shared is None:
+            plan = self._plans.get(subgraph.model)
+            shared = plan is not None and plan.shared_interpreter
+        key = (subgraph.model, subgraph.processor, subgraph.ops, shared)
         if key not in self._costs:
             self._costs[key] = self._op_table(subgraph.model, subgraph.processor).subgraph(
-                subgraph.ops)
+                subgraph.ops, shared)
         return self._costs[key]
 
     def _op_table(self, model: str, processor: str) -> OpTable:
         key = (model, processor)
         if key not in self._op_tables:
             spec = self.spec.processor(processor)
-            self._op_tables[key] = OpTable.of(spec, self._graph(model))
+            self._op_tables[key] = OpTable.of(spec, self._graph(model), self.spec.device)
         return self._op_tables[key]
 
     def _latency_ns(self, i: int, job_id: int, request: Request, subgraph: Subgraph) -> int:
@@ -246,7 +284,7 @@ class TwinDevice:
         others = sum(b for j, b in enumerate(self._busy) if j != i)
         bandwidth = effective_bandwidth(dev.memory_bandwidth_gbps, spec.bandwidth_share,
                                         others + 1)
-        f_ratio = self._freq(i) / spec.f_max_mhz
+        f_ratio = self.heat.frequency_mhz(i) / spec.f_max_mhz
         ns = self._cost(subgraph).latency_ns(f_ratio, bandwidth)
         moved = self._moved_bytes((job_id, request.request_id), subgraph)
         ns += transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps)
@@ -256,13 +294,23 @@ class TwinDevice:
         sigma = self.spec.device.noise_sigma
         return float(self.rng.lognormal(0.0, sigma)) if sigma > 0 else 1.0
 
+    def _pure_inputs(self, subgraph: Subgraph) -> tuple[tuple[int, int], ...]:
+        """(tensor, bytes) of the subgraph's pure inputs (cached per op set)."""
+        key = (subgraph.model, subgraph.ops)
+        if key not in self._inputs:
+            graph = self._graph(subgraph.model)
+            self._inputs[key] = tuple((t, graph.tensors[t].nbytes)
+                                      for t in sorted(graph.pure_inputs(subgraph.ops)))
+        return self._inputs[key]
+
     def _moved_bytes(self, job: tuple[int, int], subgraph: Subgraph) -> int:
         """Bytes of the subgraph's inputs produced by this job on another processor."""
-        graph, where = self._graph(subgraph.model), self._where.get(job, {})
-        return sum(
-            graph.tensors[t].nbytes for t in graph.pure_inputs(subgraph.ops)
-            if where.get(t, subgraph.processor) != subgraph.processor
-        )
+        where = self._where.get(job)
+        if not where:
+            return 0
+        here = subgraph.processor
+        return sum(nbytes for t, nbytes in self._pure_inputs(subgraph)
+                   if where.get(t, here) != here)
 
     def _record_outputs(self, job: tuple[int, int], subgraph: Subgraph) -> None:
         plan = self._plans.get(subgraph.model)
@@ -272,17 +320,26 @@ class TwinDevice:
         made = self._graph(subgraph.model).outputs_of(subgraph.ops)
         self._where.setdefault(job, {}).update(dict.fromkeys(made, subgraph.processor))
 
-    def _run(
-        self, i: int, job_id: int, request: Request, subgraph: Subgraph, latency_ns: int,
-        on_done: Callable[[Completion], None],
-    ) -> simpy.events.ProcessGenerator:
-        start_ns = int(self.env.now)
-        yield self.env.timeout(latency_ns)
+    def _finish_at(self, end_ns: int, i: int, job_id: int, request: Request, subgraph: Subgraph,
+                   start_ns: int, ok: bool, on_done: Callable[[Completion], None]) -> None:
+        """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it."""
+        self._busy[i] = True
+        self.heat.busy(i, start_ns)
+        event = self.env.timeout(end_ns - int(self.env.now))
+        event.callbacks.append(lambda _: self._end(i, job_id, request, subgraph, start_ns, ok,
+                                                   on_done))
+
+    def _end(self, i: int, job_id: int, request: Request, subgraph: Subgraph, start_ns: int,
+             ok: bool, on_done: Callable[[Completion], None]) -> None:
         end_ns = int(self.env.now)
-        self._advance(end_ns)
+        self.heat.advance(end_ns)
+        self.heat.idle(i, end_ns)
         self._busy[i] = False
-        self._record_outputs((job_id, request.request_id), subgraph)
-        on_done(Completion(job_id, request, subgraph, start_ns, end_ns))
+        if ok:
+            self._record_outputs((job_id, request.request_id), subgraph)
+        else:
+            self._where.pop((job_id, request.request_id), None)
+        on_done(Completion(job_id, request, subgraph, start_ns, end_ns, ok))
 
 
 def _to_ns(x: float) -> int:

@@ -9,9 +9,18 @@ with ``peak`` in GOP/s (= operations per ns) and ``bandwidth`` in GB/s (= bytes 
 ``dtype`` is what the op computes in on that processor (the GPU delegate runs float32 as
 float16, see ``run_as``); ``bytes`` are its weights plus runtime activations read and written,
 rescaled to that dtype's element size. A subgraph costs the sum of its ops plus one invoke
-overhead. The frequency ``f`` (after throttling) and the bandwidth (after contention) are the
-*state*; the rest depends only on the graph and the processor, so :func:`subgraph_cost`
-computes it once and :meth:`SubgraphCost.latency_ns` evaluates it for any state.
+overhead (and, with the scheduler-cost mechanism, the scheduler's fixed cost of dispatching
+it), and at least its delegate's invoke floor; then the copies every subgraph pays, whatever
+the state: its inputs copied in from the previous interpreter (boundary copy, by the CPU at
+``memcpy_gbps``, same processor too) and, on an accelerator, its inputs and outputs copied
+to and from the delegate's buffers (``io_copy_gbps``). The frequency ``f`` (after throttling)
+and the bandwidth (after contention) are the *state*; the rest depends only on the graph and
+the processor, so :func:`subgraph_cost` computes it once and :meth:`SubgraphCost.latency_ns`
+evaluates it for any state.
+
+Memory: a loaded subgraph holds an interpreter and its weights where the delegate keeps its
+own copy (:meth:`OpTable.held_bytes`), and an arena at least as large as its largest op's
+inputs and outputs (:meth:`OpTable.arena_bytes`), resident once it first runs.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from devices.twin.spec import TwinProcessorSpec
+from devices.twin.spec import Mechanisms, TwinDeviceSpec, TwinProcessorSpec
 from harness.seams.graph import ModelGraph, Op
 
 NS_PER_US = 1_000.0
@@ -62,14 +71,19 @@ class SubgraphCost:
     compute_ns: np.ndarray
     #: per op: bytes moved to and from memory
     nbytes: np.ndarray
-    #: invoke overhead + dispatch overhead of every op, ns
+    #: invoke overhead + dispatch overhead of every op (+ the scheduler's dispatch), ns
     fixed_ns: float
+    #: the delegate's shortest invoke, ns
+    floor_ns: float = 0.0
+    #: boundary and delegate I/O copies, ns
+    copy_ns: float = 0.0
 
     def latency_ns(self, f_ratio: float, bandwidth_gbps: float) -> float:
         """Latency at frequency ``f_ratio`` x f_max with ``bandwidth_gbps`` available."""
         compute = self.compute_ns / f_ratio
         memory = self.nbytes / bandwidth_gbps
-        return float(np.maximum(compute, memory).sum()) + self.fixed_ns
+        run = float(np.maximum(compute, memory).sum()) + self.fixed_ns
+        return max(run, self.floor_ns) + self.copy_ns
 
 
 def op_cost(spec: TwinProcessorSpec, graph: ModelGraph, op: Op) -> tuple[float, float]:
@@ -82,37 +96,94 @@ def op_cost(spec: TwinProcessorSpec, graph: ModelGraph, op: Op) -> tuple[float, 
     return op.flops / rate, (op.weight_bytes + op.in_bytes + op.out_bytes) * scale
 
 
-def subgraph_cost(spec: TwinProcessorSpec, graph: ModelGraph, ops: Iterable[int]) -> SubgraphCost:
-    """Cost figures of running ``ops`` of ``graph`` as one subgraph on ``spec``'s processor."""
-    return OpTable.of(spec, graph).subgraph(ops)
+def subgraph_cost(spec: TwinProcessorSpec, graph: ModelGraph, ops: Iterable[int],
+                  device: TwinDeviceSpec | None = None) -> SubgraphCost:
+    """Cost figures of running ``ops`` of ``graph`` as one subgraph on ``spec``'s processor
+    (without ``device``: the processor alone, no copies or scheduler)."""
+    return OpTable.of(spec, graph, device).subgraph(ops)
+
+
+_OFF = Mechanisms(False, False, False, False, False, False, False)
 
 
 @dataclass(frozen=True)
 class OpTable:
     """Every op's (compute ns at f_max, bytes) on one processor, computed once per model;
-    NaN marks an op whose dtype the processor cannot compute."""
+    NaN marks an op whose dtype the processor cannot compute. With the device's constants it
+    also prices a subgraph's copies and the scheduler's dispatch."""
 
     spec: TwinProcessorSpec
     graph: ModelGraph
     compute_ns: np.ndarray
     nbytes: np.ndarray
+    device: TwinDeviceSpec | None = None
 
     @classmethod
-    def of(cls, spec: TwinProcessorSpec, graph: ModelGraph) -> OpTable:
+    def of(cls, spec: TwinProcessorSpec, graph: ModelGraph,
+           device: TwinDeviceSpec | None = None) -> OpTable:
         rows = [op_cost(spec, graph, op) if spec.compute_dtype(op_dtype(graph, op)) is not None
                 else (np.nan, np.nan) for op in graph.ops]
         table = np.array(rows, dtype=float).reshape(len(rows), 2)
-        return cls(spec, graph, table[:, 0].copy(), table[:, 1].copy())
+        return cls(spec, graph, table[:, 0].copy(), table[:, 1].copy(), device)
 
-    def subgraph(self, ops: Iterable[int]) -> SubgraphCost:
+    @property
+    def mechanisms(self) -> Mechanisms:
+        return _OFF if self.device is None else self.device.mechanisms
+
+    def subgraph(self, ops: Iterable[int], shared: bool = False) -> SubgraphCost:
+        """``ops`` as one subgraph: an interpreter of its own, or (``shared``) a delegate
+        partition of a model's one interpreter, which copies nothing in from a previous
+        interpreter and is not dispatched by a scheduler."""
+        ops = frozenset(ops)
         indices = np.fromiter(sorted(ops), dtype=np.int64)
         compute, nbytes = self.compute_ns[indices], self.nbytes[indices]
         if np.isnan(compute).any():
             bad = int(indices[np.isnan(compute)][0])
             op_cost(self.spec, self.graph, self.graph.ops[bad])  # raises with the op named
-        spec = self.spec
+        spec, mech = self.spec, self.mechanisms
         fixed = (spec.invoke_overhead_us + spec.dispatch_overhead_us * len(indices)) * NS_PER_US
-        return SubgraphCost(compute, nbytes, fixed)
+        if mech.scheduler_cost and self.device is not None and not shared:
+            fixed += self.device.scheduler_fixed_us * NS_PER_US
+        floor = spec.invoke_floor_us * NS_PER_US if mech.invoke_floor else 0.0
+        return SubgraphCost(compute, nbytes, fixed, floor, self._copies_ns(ops, shared))
+
+    def _copies_ns(self, ops: frozenset[int], shared: bool) -> float:
+        device, mech, graph = self.device, self.mechanisms, self.graph
+        if device is None:
+            return 0.0
+        inputs = graph.pure_inputs(ops)
+        in_bytes = sum(graph.tensors[t].nbytes for t in inputs)
+        ns = 0.0
+        if mech.boundary_copy and not shared:
+            ns += in_bytes / device.memcpy_gbps + len(inputs) * device.copy_fixed_us * NS_PER_US
+        if mech.io_copy and self.spec.io_copy_gbps > 0:
+            out_bytes = sum(graph.tensors[t].nbytes for t in exported(graph, ops))
+            ns += (in_bytes + out_bytes) / self.spec.io_copy_gbps
+        return ns
+
+    def held_bytes(self, ops: Iterable[int]) -> int:
+        """What a loaded subgraph holds from the start: its interpreter and, where the
+        delegate keeps its own copy, its weights."""
+        graph, device = self.graph, self.device
+        weights = (sum(graph.ops[i].weight_bytes for i in ops) if self.spec.weight_copy
+                   else 0)
+        fixed = 0.0 if device is None else device.interpreter_overhead_kb * 1024
+        return int(fixed + weights)
+
+    def arena_bytes(self, ops: Iterable[int]) -> int:
+        """Its tensor arena, at least its largest op's inputs and outputs (TFLite's arena
+        reuses memory, so this is a lower bound): reserved at load, resident once the
+        subgraph first runs and touches it (demand paging)."""
+        graph = self.graph
+        return max((graph.ops[i].in_bytes + graph.ops[i].out_bytes for i in ops), default=0)
+
+
+def exported(graph: ModelGraph, ops: frozenset[int]) -> frozenset[int]:
+    """Tensors the ops write that something outside them reads (or the model returns)."""
+    outputs = set(graph.outputs)
+    made = graph.outputs_of(ops)
+    return frozenset(t for t in made if t in outputs or any(
+        c not in ops for c in graph.consumers_of(t)))
 
 
 def transfer_ns(nbytes: int, fixed_us: float, bandwidth_gbps: float) -> float:

@@ -80,6 +80,14 @@ class TwinProcessorSpec:
     hysteresis_c: float = 3.0
     #: dtype an op of a given dtype is computed in (GPU delegate: float32 -> float16)
     run_as: Mapping[str, str] = field(default_factory=dict)
+    #: a subgraph takes at least this long on this processor, us
+    invoke_floor_us: float = 0.0
+    #: delegate I/O copies (inputs in, outputs out), GB/s; 0: none
+    io_copy_gbps: float = 0.0
+    #: the delegate keeps its own copy of each subgraph's weights
+    weight_copy: bool = False
+    #: shutdown temperature, C (0: never)
+    critical_c: float = 0.0
     calibration: Calibration | None = None
     provenance: Mapping[str, str] = field(default_factory=dict)
 
@@ -111,7 +119,33 @@ class TwinDeviceSpec:
     governor_period_ms: float
     #: sigma of the multiplicative lognormal latency noise (median factor 1); 0 = deterministic
     noise_sigma: float = 0.0
+    #: copies between interpreters: CPU memcpy GB/s and a fixed cost per tensor, us
+    memcpy_gbps: float = 10.0
+    copy_fixed_us: float = 2.0
+    #: scheduling: fixed us per dispatched subgraph, ns per unit of decision work
+    scheduler_fixed_us: float = 0.0
+    scheduler_ns_per_op: float = 0.0
+    #: memory for interpreters, arenas and weight copies, MB (0: unlimited); per interpreter, KB
+    memory_budget_mb: float = 0.0
+    interpreter_overhead_kb: float = 0.0
+    #: the rest of the phone, W
+    rest_of_phone_w: float = 0.0
+    #: mechanism switches
+    mechanisms: Mechanisms = field(default_factory=lambda: Mechanisms())
     provenance: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Mechanisms:
+    """Which of the twin's mechanisms are on (:class:`devices.twin.config.MechanismsConf`)."""
+
+    invoke_floor: bool = True
+    boundary_copy: bool = True
+    io_copy: bool = True
+    scheduler_cost: bool = True
+    memory: bool = True
+    phone_power: bool = True
+    shutdown: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,16 +237,36 @@ def _number(where: str, key: str, value: Any) -> float:
     return float(value)
 
 
+#: device constants that may be 0 (a cost or a limit that is switched off)
+_DEVICE_NONNEG = ("noise_sigma", "transfer_fixed_us", "copy_fixed_us", "scheduler_fixed_us",
+                  "scheduler_ns_per_op", "memory_budget_mb", "interpreter_overhead_kb",
+                  "rest_of_phone_w")
+_DEVICE_DEFAULTS = {f.name: f.default for f in dataclasses.fields(TwinDeviceSpec)
+                    if f.default is not dataclasses.MISSING}
+
+
 def _parse_device(name: str, raw: dict[str, Any]) -> TwinDeviceSpec:
     where = f"device {name}"
     _check_keys(where, raw, _DEVICE_KEYS, _required(TwinDeviceSpec))
-    values: dict[str, Any] = {"provenance": _strings(where, raw.get("provenance", {}))}
+    values: dict[str, Any] = {"provenance": _strings(where, raw.get("provenance", {})),
+                              "mechanisms": _mechanisms(where, raw.get("mechanisms", {}))}
     values["ambient_c"] = _number(where, "ambient_c", raw["ambient_c"])
-    values["noise_sigma"] = _nonneg(where, "noise_sigma", raw.get("noise_sigma", 0.0))
-    values["transfer_fixed_us"] = _nonneg(where, "transfer_fixed_us", raw["transfer_fixed_us"])
+    for key in _DEVICE_NONNEG:
+        values[key] = _nonneg(where, key, raw[key] if key in raw else _DEVICE_DEFAULTS[key])
     for key in _DEVICE_KEYS - set(values):
-        values[key] = _positive(where, key, raw[key])
+        values[key] = _positive(where, key, raw.get(key, _DEVICE_DEFAULTS.get(key)))
     return TwinDeviceSpec(**values)
+
+
+def _mechanisms(where: str, raw: Any) -> Mechanisms:
+    table = _mapping(raw, f"{where} mechanisms")
+    names = {f.name for f in dataclasses.fields(Mechanisms)}
+    _check_keys(f"{where} mechanisms", table, names, set())
+    bad = [k for k, v in table.items() if not isinstance(v, bool)]
+    if bad:
+        raise UserError(f"twin: {where}: mechanisms.{bad[0]} must be true or false, got "
+                        f"{table[bad[0]]!r}")
+    return Mechanisms(**table)
 
 
 def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
@@ -229,7 +283,10 @@ def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
         "provenance": _strings(where, raw.get("provenance", {})),
         "throttle_c": _number(where, "throttle_c", raw.get("throttle_c", 68.0)),
         "hysteresis_c": _nonneg(where, "hysteresis_c", raw.get("hysteresis_c", 3.0)),
+        "weight_copy": bool(raw.get("weight_copy", False)),
     }
+    for key in ("invoke_floor_us", "io_copy_gbps", "critical_c"):
+        values[key] = _nonneg(where, key, raw.get(key, 0.0))
     for key in ("invoke_overhead_us", "dispatch_overhead_us", "static_w"):
         values[key] = _nonneg(where, key, raw[key])
     for key in _PROCESSOR_KEYS - set(values):

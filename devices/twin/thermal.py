@@ -4,11 +4,12 @@ Each processor is one thermal node (heat capacity ``C_i``) joined through ``R_i`
 SoC/skin node (``C_s``), which is joined through ``R_s`` to the ambient air:
 
     C_i dT_i/dt = P_i - (T_i - T_s) / R_i
-    C_s dT_s/dt = Σ_i (T_i - T_s) / R_i - (T_s - T_amb) / R_s
+    C_s dT_s/dt = Σ_i (T_i - T_s) / R_i + P_rest - (T_s - T_amb) / R_s
 
 :class:`ThermalNetwork` integrates this with explicit Euler sub-steps short enough to be stable
-(a tenth of the fastest node's time constant). Powers are piecewise constant between events,
-so the device advances the network lazily, from event to event.
+(a tenth of the fastest node's time constant). ``P_rest`` is the rest of the phone (display,
+video decode) dissipated in the SoC/skin node. The device advances the network with each
+processor's average power over a governor tick (:mod:`devices.twin.heat`).
 
 :class:`Governor` is the per-processor frequency cap of a step-wise thermal governor: every
 period, a processor hotter than its throttle temperature (68 °C, the paper's threshold) drops
@@ -46,18 +47,19 @@ class ThermalNetwork:
         soc_tau = self.c_soc / (self.g.sum() + 1.0 / self.r_soc)
         return float(min((self.c / self.g).min(), soc_tau))
 
-    def advance(self, powers_w: np.ndarray, dt_s: float) -> None:
-        """Integrate ``dt_s`` seconds with constant processor powers."""
+    def advance(self, powers_w: np.ndarray, dt_s: float, soc_power_w: float = 0.0) -> None:
+        """Integrate ``dt_s`` seconds with constant processor powers (and ``soc_power_w``
+        dissipated in the SoC node itself: the rest of the phone)."""
         steps = max(1, int(np.ceil(dt_s / self.max_dt_s)))
         h = dt_s / steps
         for _ in range(steps):
-            self._euler(powers_w, h)
+            self._euler(powers_w, h, soc_power_w)
 
-    def _euler(self, powers_w: np.ndarray, h: float) -> None:
+    def _euler(self, powers_w: np.ndarray, h: float, soc_power_w: float) -> None:
         flow = (self.temps_c - self.soc_c) * self.g
         soc_out = (self.soc_c - self.ambient_c) / self.r_soc
         self.temps_c = self.temps_c + h * (powers_w - flow) / self.c
-        self.soc_c = self.soc_c + h * (float(flow.sum()) - soc_out) / self.c_soc
+        self.soc_c = self.soc_c + h * (float(flow.sum()) + soc_power_w - soc_out) / self.c_soc
 
 
 class Governor:

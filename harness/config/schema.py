@@ -92,8 +92,12 @@ class ScenarioConf:
 
 @dataclass
 class SeedsConf:
-    # one integer from which every purpose's seed is split (traffic, latency noise, ...)
+    # the first repetition's seed; repetition i runs with seed base + i, and every purpose's
+    # generator (traffic, latency noise, inputs) is split from that
     base: int = 0
+    # repetitions of every baseline (each figure is a mean with a 95% interval over them);
+    # 0: the device's default (twin 5, host 3)
+    count: int = 0
 
 
 @dataclass
@@ -103,8 +107,11 @@ class RunConf:
     scenario: ScenarioConf = MISSING
     # baseline name (as in results and in `run`) -> its config (conf/baseline/*.yaml)
     baselines: dict[str, Any] = field(default_factory=dict)
-    # which baselines to run, in order
+    # which baselines to run, in order (names of `baselines` or of `groups`)
     run: list[str] = field(default_factory=lambda: ["tflite", "band", "adms"])
+    # a name for several baselines (expanded in `run`); a group named *_best is also reported
+    # as its member with the highest mean FPS
+    groups: dict[str, list[str]] = field(default_factory=dict)
     seed: SeedsConf = field(default_factory=SeedsConf)
     # where the model zoo's .tflite cache lives (relative to the working dir or absolute)
     zoo_cache: str = ".cache/zoo"

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from harness.config.schema import RunConf
+from harness.experiment.bounds import BoundCache, work_of
+from harness.experiment.bounds import facts as bound_facts
 from harness.experiment.components import build_policy, open_device
 from harness.experiment.models import Models
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
@@ -60,9 +62,11 @@ def device_context(cfg: RunConf, models: Models, rngs: Mapping[str, np.random.Ge
 def run_baseline(
     cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, seed: int | None = None,
+    bounds: BoundCache | None = None,
 ) -> dict[str, Any]:
     """Run one baseline with one seed (default ``seed.base``); returns facts for the
-    manifest (device info, plan counts)."""
+    manifest (device info, plan counts, the frame-rate bound of its plans) and, under
+    ``_work``, its plans with their costs (for the run's bound; not for the manifest)."""
     seed = cfg.seed.base if seed is None else seed
     rngs = seeds(seed)
     device = open_device(cfg.device, device_context(cfg, models, rngs))
@@ -71,7 +75,8 @@ def run_baseline(
         if isinstance(device, BaselineRunner) and device.runs_baseline(name, conf):
             run = BaselineRun(name, conf, cfg.scenario, seed, rngs, progress)
             return dict(device.run_baseline(run, recorder))
-        return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs)
+        return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs,
+                       bounds or BoundCache())
     finally:
         device.close()
 
@@ -79,23 +84,26 @@ def run_baseline(
 def _run_on(
     cfg: RunConf, name: str, seed: int, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, device: Device,
-    rngs: Mapping[str, np.random.Generator],
+    rngs: Mapping[str, np.random.Generator], bounds: BoundCache,
 ) -> dict[str, Any]:
     info = device.describe()
     unsupported = {m: device.op_support(g) for m, g in models.graphs.items()}
     slo = slo_budgets(cfg, device, info, unsupported, models, cache_dir)
-    policy = build_policy(name, cfg.baselines, PolicyContext(name, info, device.profile,
-                                                             cache_dir))
+    context = PolicyContext(name, info, device.profile, cache_dir, models.graphs, unsupported,
+                            device.handoff_ns)
+    policy = build_policy(name, cfg.baselines, context)
     plans = plan_all(policy, models, info, unsupported)
     device.load(models.graphs, plans)
     profile = profile_all(device, plans)
+    work = work_of(device, plans, profile)
+    own = bounds.bound([p.name for p in info.processors], work)
     policy.prepare(plans, profile)
     traffic = Traffic(cfg.scenario, slo, rngs["traffic"])
     interval = int(cfg.sensor_interval_ms * NS_PER_MS)
     sensors = SensorCache(device.read_sensors, interval,
                           on_sample=lambda s: recorder.sensors.append(sensor_row(name, seed, s)))
     runtime = Runtime(
-        policy, plans, info.processors, profile,
+        policy, plans, info.processors,
         record_request=lambda r, st, rec: recorder.requests.append(
             request_row(name, seed, r, st, rec, traffic.is_warmup(r))),
         record_subgraph=lambda c: recorder.subgraphs.append(subgraph_row(name, seed, c)),
@@ -106,4 +114,4 @@ def _run_on(
     return {"device": info, "plans": {m: p.counts() for m, p in plans.items()},
             "plan_meta": {m: dict(p.meta) for m, p in plans.items()},
             "window_sizes": {m: p.window_size for m, p in plans.items()},
-            "slo_ns": slo, "end_ns": end_ns}
+            "slo_ns": slo, "end_ns": end_ns, "bound": bound_facts(own), "_work": work}

@@ -95,13 +95,34 @@ def policy_class(name: str, baselines: Any) -> PolicyClass:
 
 def resolve(cfg: RunConf) -> RunConf:
     """The run with its device and every baseline typed by their classes' schemas, and every
-    baseline named in ``run`` present: all checked before anything runs."""
+    baseline named in ``run`` (directly or through a group) present: all checked before
+    anything runs."""
     device = typed(cfg.device, device_class(cfg.device))
     baselines = {name: typed(node, policy_class(name, cfg.baselines))
                  for name, node in cfg.baselines.items()}
-    for name in cfg.run:
+    resolved = dataclasses.replace(cfg, device=device, baselines=baselines)
+    for name in baselines_to_run(resolved):
         policy_class(name, baselines)
-    return dataclasses.replace(cfg, device=device, baselines=baselines)
+    return resolved
+
+
+def baselines_to_run(cfg: RunConf) -> list[str]:
+    """``run`` with its groups expanded, each baseline once, in order."""
+    names: list[str] = []
+    for name in cfg.run:
+        if name not in cfg.baselines and name not in cfg.groups:
+            allowed = ", ".join([*cfg.baselines, *cfg.groups]) or "none"
+            raise UserError(f"unknown baseline {name!r}; allowed: {allowed} (a new one needs "
+                            f"+baseline@baselines.{name}=<its config>)")
+        names += cfg.groups.get(name, [name]) if name not in cfg.baselines else [name]
+    return list(dict.fromkeys(names))
+
+
+def seed_list(cfg: RunConf) -> list[int]:
+    """The repetitions' seeds: ``seed.count`` of them (0: the device's default) from
+    ``seed.base``."""
+    count = cfg.seed.count or device_class(cfg.device).default_seeds
+    return [cfg.seed.base + i for i in range(count)]
 
 
 def build_policy(name: str, baselines: Any, context: PolicyContext) -> Policy:

@@ -28,10 +28,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf
 from harness.experiment.baseline import run_baseline
-from harness.experiment.components import device_class, register, resolve
+from harness.experiment.bounds import BoundCache, union
+from harness.experiment.bounds import facts as bound_facts
+from harness.experiment.components import (
+    baselines_to_run,
+    device_class,
+    register,
+    resolve,
+    seed_list,
+)
 from harness.experiment.models import Models, load_models
 from harness.reporting.report import KIND_MEANING, WIDE
 from harness.reporting.store import RunRecorder, load_run
+from harness.seams.errors import RunFailure
 from harness.seams.units import NS_PER_S
 
 
@@ -81,34 +90,63 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str) -> Path:
         return folder
     models = scenario_models(cfg)
     recorder = RunRecorder(folder)
-    facts: dict[str, Any] = {}
+    state: dict[str, Any] = {"runs": {}, "bound": {}}
+    status = "interrupted"
     try:
-        _write_manifest(recorder, cfg, raw, facts, status="running")
-        facts = _run_all(cfg, models, recorder, folder)
+        _write_manifest(recorder, cfg, raw, state, status="running")
+        _run_all(cfg, models, recorder, folder, state)
+        status = "finished"
     finally:
         recorder.close()
-        _write_manifest(recorder, cfg, raw, facts, status="finished" if facts else "interrupted")
+        _write_manifest(recorder, cfg, raw, state, status=status)
     _report(cfg, folder, console)
     return folder
 
 
 def _plan_line(cfg: RunConf, kind: str) -> str:
-    sc = cfg.scenario
+    sc, seeds = cfg.scenario, seed_list(cfg)
     return (
         f"device={cfg.device.name} ({kind}) scenario={sc.name} "
         f"models={','.join(sc.models)} arrival={sc.arrival.value} duration={sc.duration_s}s "
-        f"warmup={sc.warmup_s}s baselines={','.join(cfg.run)} seed={cfg.seed.base}"
+        f"warmup={sc.warmup_s}s baselines={','.join(baselines_to_run(cfg))} "
+        f"seeds={seeds[0]}..{seeds[-1]} ({len(seeds)})"
     )
 
 
-def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
-    total_ns = int((cfg.scenario.warmup_s + cfg.scenario.duration_s) * NS_PER_S)
+def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
+             state: dict[str, Any]) -> None:
+    """Every seed of every baseline, seed by seed (an interrupted run keeps whole seeds), into
+    ``state``: ``runs`` (baseline -> seed -> facts) and ``bound`` (seed -> the run's bound
+    over every plan that loaded)."""
+    names, seeds = baselines_to_run(cfg), seed_list(cfg)
+    span_ns = int((cfg.scenario.warmup_s + cfg.scenario.duration_s) * NS_PER_S)
+    bounds = BoundCache()
     with _progress() as start_task:
-        for name in cfg.run:
-            tick = start_task(name, total_ns)
-            facts[name] = run_baseline(cfg, name, models, recorder, tick, folder / "cache")
-    return facts
+        ticks = {name: start_task(name, span_ns * len(seeds)) for name in names}
+        for k, seed in enumerate(seeds):
+            works, processors = [], []
+            for name in names:
+                def tick(now_ns: int, name: str = name, done: int = k * span_ns) -> None:
+                    ticks[name](done + min(now_ns, span_ns))
+                one = _run_one(cfg, name, models, recorder, tick, folder / "cache", seed, bounds)
+                if "_work" in one:
+                    works.append(one.pop("_work"))
+                    processors = [p.name for p in one["device"].processors]
+                state["runs"].setdefault(name, {})[str(seed)] = one
+            if works:
+                state["bound"][str(seed)] = bound_facts(bounds.bound(processors, union(works)))
+
+
+def _run_one(cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
+             tick: Callable[[int], None], cache: Path, seed: int, bounds: BoundCache
+             ) -> dict[str, Any]:
+    """One baseline with one seed; a baseline the device cannot run (out of memory) is
+    recorded as failed, and the run goes on."""
+    try:
+        return run_baseline(cfg, name, models, recorder, tick, cache, seed=seed, bounds=bounds)
+    except RunFailure as exc:
+        Console(stderr=True).print(f"{name} seed {seed} failed: {exc}")
+        return {"failed": str(exc)}
 
 
 @contextmanager
@@ -134,7 +172,7 @@ def _report(cfg: RunConf, folder: Path, console: Console) -> None:
     data = load_run(folder)
     report.print_comparison(data, console=console)
     report.summary_csv(data, folder / "summary.csv")
-    trace.write_trace(data, folder / "timeline.trace.json")
+    trace.write_trace(plots.one_seed(data), folder / "timeline.trace.json")
     if cfg.plots:
         for path in plots.plot_all(data, folder):
             console.print(f"plot: {path}")
@@ -145,7 +183,7 @@ def _report(cfg: RunConf, folder: Path, console: Console) -> None:
 
 
 def _write_manifest(
-    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, facts: dict[str, Any], status: str
+    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, state: dict[str, Any], status: str
 ) -> None:
     recorder.write_manifest({
         "status": status,
@@ -153,14 +191,18 @@ def _write_manifest(
         "device_kind": device_kind(cfg),
         "kind_words": kind_words(device_kind(cfg)),
         "scenario": cfg.scenario.name,
-        "baselines": list(cfg.run),
+        "baselines": baselines_to_run(cfg),
+        # the groups `run` asked for (a *_best group is reported as one more row)
+        "groups": {g: list(m) for g, m in cfg.groups.items() if g in cfg.run},
         "seed": cfg.seed.base,
+        "seeds": seed_list(cfg),
         "config": OmegaConf.to_container(raw, resolve=True),
         "versions": _versions(),
         "git_commit": _git_commit(),
         "machine": {"python": platform.python_version(), "system": platform.system(),
                     "machine": platform.machine(), "processor": platform.processor()},
-        "runs": _jsonable(facts),
+        "runs": _jsonable(state["runs"]),
+        "bound": _jsonable(state["bound"]),
     })
 
 

@@ -53,8 +53,8 @@ def slo_budgets(
     if SLO_BASE not in cfg.baselines:
         raise UserError(f"SLOs are multiples of the {SLO_BASE} latency alone: the run needs "
                         f"a baselines.{SLO_BASE} config")
-    base = build_policy(SLO_BASE, cfg.baselines,
-                        PolicyContext(SLO_BASE, info, device.profile, cache_dir))
+    base = build_policy(SLO_BASE, cfg.baselines, PolicyContext(
+        SLO_BASE, info, device.profile, cache_dir, models.graphs, unsupported))
     plans = plan_all(base, models, info, unsupported)
     profile = profile_all(device, plans)
     alone = {m: sum(profile[(m, sg.index)] for sg in p.subgraphs) for m, p in plans.items()}

@@ -41,8 +41,9 @@ measured from the baseline's first row (warm-up included) to its first sensor ro
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,20 +63,78 @@ Span = tuple[int, int]
 
 @dataclass(frozen=True)
 class Metrics:
-    """All metrics of one run: one row per baseline, per (baseline, model), per processor."""
+    """All metrics of one run: one row per (baseline, seed), per (baseline, seed, model), per
+    (baseline, seed, processor). Intervals over seeds are :mod:`harness.reporting.stats`."""
 
     scenario: pd.DataFrame
     models: pd.DataFrame
     processors: pd.DataFrame
 
 
+def seeds_of(run: RunData) -> list[int]:
+    """The run's seeds, in order."""
+    return sorted(int(s) for s in pd.unique(run.requests["seed"]))
+
+
+def _of_seed(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    return frame[frame["seed"] == seed] if "seed" in frame.columns else frame
+
+
+def _per_seed(run: RunData, table: Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame],
+                                            pd.DataFrame]) -> pd.DataFrame:
+    """``table(requests, subgraphs, sensors)`` of each seed alone, with a ``seed`` column."""
+    parts = []
+    for seed in seeds_of(run):
+        part = table(_of_seed(run.requests, seed), _of_seed(run.subgraphs, seed),
+                     _of_seed(run.sensors, seed))
+        part.insert(1, "seed", seed)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["baseline", "seed"])
+
+
 def compute(run: RunData, span: Span | None = None) -> Metrics:
-    """Every metric of a run folder's tables."""
+    """Every metric of a run folder's tables, seed by seed (with the manifest's bounds and
+    plan sizes, :func:`with_manifest_facts`)."""
+    scenario = _per_seed(run, lambda r, sub, sens: scenario_metrics(r, sub, sens, span))
     return Metrics(
-        scenario_metrics(run.requests, run.subgraphs, run.sensors, span),
-        model_metrics(run.requests, span),
-        processor_metrics(run.requests, run.subgraphs, run.sensors, span),
+        with_manifest_facts(scenario, run.manifest),
+        _per_seed(run, lambda r, sub, sens: model_metrics(r, span)),
+        _per_seed(run, lambda r, sub, sens: processor_metrics(r, sub, sens, span)),
     )
+
+
+def with_manifest_facts(scenario: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
+    """Per (baseline, seed): ``bound_fps``, the run's frame-rate bound over every plan that
+    loaded (manifest ``bound``); ``bound_pct``, FPS as a percentage of it; ``own_bound_fps``,
+    the bound over the baseline's own plans; ``plan_subgraphs``, the subgraphs its plans hold
+    (manifest ``runs``). NaN where the manifest lacks them."""
+    if scenario.empty:
+        return scenario
+    runs = manifest.get("runs") or {}
+    bound = manifest.get("bound") or {}
+    out = scenario.copy()
+
+    def fact(baseline: str, seed: int) -> Mapping[str, Any]:
+        got = (runs.get(baseline) or {}).get(str(seed))
+        return got if isinstance(got, Mapping) else {}
+
+    def fps_of(value: Any) -> float:
+        return float(value["frames_per_s"]) if isinstance(value, Mapping) else float("nan")
+
+    pairs = list(zip(out["baseline"], out["seed"], strict=True))
+    out["bound_fps"] = [fps_of(bound.get(str(s))) for _, s in pairs]
+    out["bound_pct"] = 100 * out["fps"] / out["bound_fps"]
+    out["own_bound_fps"] = [fps_of(fact(b, s).get("bound")) for b, s in pairs]
+    out["plan_subgraphs"] = [_plan_subgraphs(fact(b, s)) for b, s in pairs]
+    return out
+
+
+def _plan_subgraphs(facts: Mapping[str, Any]) -> float:
+    plans = facts.get("plans")
+    if not isinstance(plans, Mapping) or not plans:
+        return float("nan")
+    return float(sum(int(c["unit_subgraphs"]) + int(c["merged"]) for c in plans.values()))
 
 
 # -- spans and outcomes -------------------------------------------------------------------

@@ -16,6 +16,7 @@ object API onto Agg canvases, so no global backend or pyplot state is touched.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -52,20 +53,25 @@ def _seconds_since_start(frame: pd.DataFrame, column: str, starts: dict[str, int
     return (frame[column] - origin) / metrics.NS_PER_S
 
 
-def fps_plot(table: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
-    """Bars of FPS per baseline: this run, and the paper's where it has a value."""
-    ours = pd.DataFrame({"baseline": table["baseline"], "fps": table["fps"],
-                         "source": f"this run ({identity.kind})"})
+def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
+    """FPS per baseline: this run's mean with its 95% interval over seeds (bars and error
+    bars), each seed's value (dots), and the paper's where it has a value."""
+    order = [str(b) for b in pd.unique(per_seed["baseline"])]
+    ours = per_seed.assign(source=f"this run ({identity.kind})").astype({"baseline": str})
     ref = paper.fig8_fps(identity.device, identity.paper_scenario)
-    theirs = pd.DataFrame({"baseline": list(ref), "fps": list(ref.values()),
+    theirs = pd.DataFrame({"baseline": [b for b in ref if b in order],
+                           "fps": [v for b, v in ref.items() if b in order],
                            "source": "paper (Fig. 8)"})
-    data = pd.concat([ours, theirs], ignore_index=True) if ref else ours
-    fig = _figure(6, 4)
+    data = pd.concat([ours[["baseline", "fps", "source"]], theirs], ignore_index=True)
+    fig = _figure(max(6.0, 1.1 * len(order)), 4)
     ax = fig.subplots()
-    sns.barplot(data=data, x="baseline", y="fps", hue="source", ax=ax,
-                order=list(table["baseline"]))
+    sns.barplot(data=data, x="baseline", y="fps", hue="source", ax=ax, order=order,
+                errorbar=("ci", 95), capsize=0.1)
+    sns.stripplot(data=ours, x="baseline", y="fps", order=order, color="black", size=3,
+                  ax=ax, dodge=False, jitter=0.15)
     ax.set_ylabel("frames per second (every model finished)")
-    return _save(fig, identity, "FPS by baseline", path)
+    ax.tick_params(axis="x", labelrotation=30)
+    return _save(fig, identity, "FPS by baseline (mean, 95% CI over seeds; dots: seeds)", path)
 
 
 def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
@@ -161,20 +167,34 @@ def timeline_plot(run: RunData, identity: RunIdentity, path: Path,
     return _save(fig, identity, "Processor timeline", path)
 
 
+def one_seed(run: RunData, seed: int | None = None) -> RunData:
+    """The run's rows of one seed (the first when none is named), for time series."""
+    seeds = metrics.seeds_of(run)
+    if not seeds:
+        return run
+    pick = seeds[0] if seed is None else seed
+    requests, subgraphs, sensors = (frame[frame["seed"] == pick] for frame in
+                                    (run.requests, run.subgraphs, run.sensors))
+    return RunData(run.folder, requests, subgraphs, sensors, run.manifest)
+
+
 def plot_all(run: RunData, out_dir: Path | None = None) -> list[Path]:
-    """Every plot the run's data allows; returns the PNG paths written."""
+    """Every plot the run's data allows; returns the PNG paths written. Time series (heat,
+    power, timeline) show the first seed; FPS and latency pool every seed."""
     out = Path(out_dir or run.folder)
     out.mkdir(parents=True, exist_ok=True)
     identity = run_identity(run.manifest)
+    first = one_seed(run)
+    single = replace(identity, seed=str(metrics.seeds_of(run)[0]) if len(run.requests) else
+                     identity.seed)
     written = []
     if not run.requests.empty:
-        table = metrics.scenario_metrics(run.requests, run.subgraphs, run.sensors)
-        written.append(fps_plot(table, identity, out / "fps.png"))
+        written.append(fps_plot(metrics.compute(run).scenario, identity, out / "fps.png"))
         written.append(latency_cdf_plot(run.requests, identity, out / "latency_cdf.png"))
-    if not run.sensors.empty:
-        written.append(thermal_plot(run, identity, out / "thermal.png"))
-    if run.sensors["power_w"].notna().any():
-        written.append(power_plot(run, identity, out / "power.png"))
-    if not run.subgraphs.empty and not run.requests.empty:
-        written.append(timeline_plot(run, identity, out / "timeline.png"))
+    if not first.sensors.empty:
+        written.append(thermal_plot(first, single, out / "thermal.png"))
+    if first.sensors["power_w"].notna().any():
+        written.append(power_plot(first, single, out / "power.png"))
+    if not first.subgraphs.empty and not first.requests.empty:
+        written.append(timeline_plot(first, single, out / "timeline.png"))
     return written

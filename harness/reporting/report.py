@@ -1,18 +1,20 @@
 """The comparison report: one row per baseline, beside the paper's numbers.
 
 A report says first *what produced the numbers*: the device kind (``twin`` = a simulation,
-``host`` = this machine, ``adb`` = a real phone), the device, scenario, seed and versions,
-all read from the run's ``manifest.json``. Then one row per baseline: FPS, the paper's FPS
-(Figure 8) where the paper has one, the FPS ratio over TFLite (ours / paper), p50 and p90
-latency, SLO satisfaction, dropped requests, energy per frame, peak temperature and time to
-the first throttle. The same table renders three ways: a ``rich`` table for the terminal,
-``summary.csv`` (all scenario metrics plus the paper columns, one row per baseline) and
-Markdown for notes.
+``host`` = this machine, ``adb`` = a real phone), the device, scenario, seeds and versions,
+all read from the run's ``manifest.json``. Then one row per baseline (:mod:`.summary`): FPS
+as a mean with its 95% interval over seeds, the paper's FPS (Figure 8) where the paper has
+one, the FPS ratio over TFLite (ours with its paired-bootstrap interval / the paper's), the
+ratio over Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame,
+peak temperature and time to the first throttle, each a mean over seeds. The same table
+renders three ways: a ``rich`` table for the terminal, ``summary.csv`` (every aggregated
+column with its interval bounds, one row per baseline; ``summary_seeds.csv`` keeps the
+per-seed values) and Markdown for notes.
 
 Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a
 name, with ``device_kind`` beside it), ``scenario`` (a name or a mapping with ``name``),
-``seed`` (an int or a mapping with ``base``), ``versions`` (package -> version) and
-``git_commit``.
+``seeds`` (the list) or ``seed`` (an int or a mapping with ``base``), ``groups``,
+``versions`` (package -> version) and ``git_commit``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from rich.table import Table
 from harness.reporting import paper
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.store import RunData
+from harness.reporting.summary import aggregate, failures_of, with_slo_pct
 
 KIND_MEANING = {
     "twin": "SIMULATION (digital twin)",
@@ -41,21 +44,36 @@ REFERENCE = "tflite"
 #: console width when printing to a file or pipe
 WIDE = 160
 
-#: column -> (header, format); the table every rendering shows
-COLUMNS: dict[str, tuple[str, str]] = {
+#: the two tables every rendering shows: column -> (header, format); a column with ``_low``
+#: and ``_high`` beside it shows as ``mean ± half-width``
+THROUGHPUT: dict[str, tuple[str, str]] = {
     "baseline": ("baseline", "{}"),
-    "fps": ("FPS", "{:.2f}"),
+    "fps": ("FPS ± 95% CI", "{:.2f}"),
+    "bound_pct": ("% of bound", "{:.0f}"),
+    "own_bound_fps": ("own-plan bound", "{:.1f}"),
     "paper_fps": ("paper FPS", "{:.2f}"),
-    "ratio_vs_tflite": ("×TFLite ours", "{:.2f}"),
-    "paper_ratio_vs_tflite": ("×TFLite paper", "{:.2f}"),
+    "fps_vs_tflite": ("×TFLite", "{:.2f}"),
+    "paper_ratio_vs_tflite": ("paper ×TFLite", "{:.2f}"),
+    "fps_vs_band": ("×Band", "{:.2f}"),
+    "plan_subgraphs": ("subgraphs", "{:.0f}"),
+}
+SERVICE: dict[str, tuple[str, str]] = {
+    "baseline": ("baseline", "{}"),
     "latency_p50_ms": ("p50 ms", "{:.1f}"),
     "latency_p90_ms": ("p90 ms", "{:.1f}"),
     "slo_pct": ("SLO %", "{:.1f}"),
     "dropped": ("dropped", "{:.0f}"),
+    "failed": ("failed", "{:.0f}"),
+    "mean_power_w": ("power W", "{:.2f}"),
     "energy_per_frame_j": ("J/frame", "{:.3f}"),
     "peak_temperature_c": ("peak °C", "{:.1f}"),
-    "time_to_throttle_s": ("throttle at s", "{:.1f}"),
+    "time_to_throttle_s": ("throttle s", "{:.1f}"),
 }
+TABLES = {"throughput": THROUGHPUT, "latency, SLO, power, heat": SERVICE}
+#: every column a rendering shows
+COLUMNS: dict[str, tuple[str, str]] = {**THROUGHPUT, **SERVICE}
+#: columns shown without an interval even when they have one (constant over seeds on a twin)
+NO_INTERVAL = frozenset({"plan_subgraphs"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +130,19 @@ def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
         kind=kind,
         device=_name(device) or "unknown",
         scenario=_name(manifest.get("scenario")) or "unknown",
-        seed=_name(manifest.get("seed"), "base") or "?",
+        seed=_seeds(manifest),
         versions={str(k): str(v) for k, v in dict(versions).items()},
         commit=str(manifest.get("git_commit") or manifest.get("commit") or ""),
         models=_models(manifest),
     )
+
+
+def _seeds(manifest: Mapping[str, Any]) -> str:
+    """``"0"``, or ``"0-4 (5 seeds)"`` for a run of several."""
+    seeds = manifest.get("seeds")
+    if isinstance(seeds, list) and len(seeds) > 1:
+        return f"{seeds[0]}-{seeds[-1]} ({len(seeds)} seeds)"
+    return _name(manifest.get("seed"), "base") or "?"
 
 
 def _models(manifest: Mapping[str, Any]) -> tuple[str, ...] | None:
@@ -144,24 +170,25 @@ def _paper_ratio(identity: RunIdentity, baseline: str) -> float:
     return _ratio(paper.fig8_fps(identity.device, identity.paper_scenario), baseline)
 
 
-def comparison(metrics: Metrics, identity: RunIdentity) -> pd.DataFrame:
-    """Scenario metrics of every baseline plus the paper's FPS and the ratios over TFLite."""
-    table = metrics.scenario.copy()
+def comparison(metrics: Metrics, identity: RunIdentity,
+               groups: Mapping[str, list[str]] | None = None,
+               failures: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per baseline over seeds (:func:`~harness.reporting.summary.aggregate`) plus
+    the paper's FPS and its ratio over TFLite."""
+    table = aggregate(metrics, groups, failures)
     if table.empty:
         return pd.DataFrame(columns=list(COLUMNS))
-    fps = dict(zip(table["baseline"], table["fps"], strict=True))
     ref = paper.fig8_fps(identity.device, identity.paper_scenario)
     table["paper_fps"] = [ref.get(b, float("nan")) for b in table["baseline"]]
-    table["ratio_vs_tflite"] = [_ratio(fps, b) for b in table["baseline"]]
     table["paper_ratio_vs_tflite"] = [_paper_ratio(identity, b) for b in table["baseline"]]
-    table["slo_pct"] = table["slo_satisfaction"] * 100
     return table
 
 
 def report_table(run: RunData) -> tuple[pd.DataFrame, RunIdentity]:
     """The comparison of a loaded run, and who produced it."""
     identity = run_identity(run.manifest)
-    return comparison(compute(run), identity), identity
+    groups = run.manifest.get("groups") or {}
+    return comparison(compute(run), identity, groups, failures_of(run.manifest)), identity
 
 
 def fmt(value: Any, spec: str) -> str:
@@ -171,8 +198,41 @@ def fmt(value: Any, spec: str) -> str:
     return spec.format(value)
 
 
-def _cells(row: Mapping[str, Any]) -> list[str]:
-    return [fmt(row.get(col), spec) for col, (_, spec) in COLUMNS.items()]
+def _cell(row: Mapping[str, Any], col: str, spec: str) -> str:
+    if col == "fps" and not row.get("n_seeds"):
+        return "failed"
+    low, high = row.get(f"{col}_low"), row.get(f"{col}_high")
+    text = fmt(row.get(col), spec)
+    if col in NO_INTERVAL or text == "–" or not isinstance(low, float) or not isinstance(
+            high, float) or math.isnan(low) or math.isnan(high):
+        return text
+    return f"{text} ± {spec.format((high - low) / 2)}"
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    best = row.get("best_of")
+    return f"{row['baseline']} (= {best})" if isinstance(best, str) else str(row["baseline"])
+
+
+def _cells(row: Mapping[str, Any], columns: Mapping[str, tuple[str, str]]) -> list[str]:
+    return [_label(row) if col == "baseline" else _cell(row, col, spec)
+            for col, (_, spec) in columns.items()]
+
+
+def notes(table: pd.DataFrame) -> list[str]:
+    """Lines under the table: the bound, and every baseline that failed and why."""
+    lines = []
+    if "bound_fps" in table.columns and table["bound_fps"].notna().any():
+        bound = table["bound_fps"].dropna()
+        text = (f"{bound.iloc[0]:.2f}" if bound.nunique() == 1 else
+                f"{bound.mean():.2f} (mean over seeds)")
+        lines.append(f"bound: {text} frames/s, the LP over every plan of the run "
+                     f"(harness/reporting/bound.py); % bound = FPS / bound")
+    if "failed_reason" in table.columns:
+        for row in table.to_dict("records"):
+            if isinstance(row.get("failed_reason"), str) and not row.get("best_of"):
+                lines.append(f"{row['baseline']} failed: {row['failed_reason']}")
+    return lines
 
 
 def paper_caption(identity: RunIdentity) -> str:
@@ -185,20 +245,30 @@ def paper_caption(identity: RunIdentity) -> str:
     return f"paper: ADMS {where}" + (f"; derived: {'; '.join(notes)}" if notes else "")
 
 
-def rich_table(table: pd.DataFrame, identity: RunIdentity) -> Table:
-    """The comparison as a ``rich`` table titled with the run's identity."""
-    out = Table(title=identity.title(), title_justify="left", caption=paper_caption(identity))
-    for col, (header, _) in COLUMNS.items():
-        out.add_column(header, justify="left" if col == "baseline" else "right")
+def rich_table(table: pd.DataFrame, identity: RunIdentity,
+               columns: Mapping[str, tuple[str, str]] = THROUGHPUT, title: str | None = None,
+               caption: str | None = None) -> Table:
+    """One table of the comparison as a ``rich`` table (default: throughput, titled with the
+    run's identity, the bound, failures and the paper's source beneath)."""
+    if caption is None:
+        caption = "\n".join([*notes(table), paper_caption(identity)])
+    out = Table(title=identity.title() if title is None else title, title_justify="left",
+                caption=caption or None, caption_justify="left")
+    for col, (header, _) in columns.items():
+        out.add_column(header, justify="left" if col == "baseline" else "right",
+                       no_wrap=col != "baseline")
     for row in table.to_dict("records"):
-        out.add_row(*_cells(row))
+        out.add_row(*_cells(row, columns))
     return out
 
 
 def print_comparison(run: RunData, console: Console | None = None) -> pd.DataFrame:
     """Print the comparison of a run; return its table."""
     table, identity = report_table(run)
-    (console or _console()).print(rich_table(table, identity))
+    console = console or _console()
+    console.print(rich_table(table, identity, THROUGHPUT))
+    console.print(rich_table(table, identity, SERVICE, title="latency, SLO, power, heat "
+                             "(mean ± 95% CI over seeds)", caption=""))
     return table
 
 
@@ -208,21 +278,33 @@ def _console() -> Console:
 
 
 def markdown(table: pd.DataFrame, identity: RunIdentity) -> str:
-    """The comparison as a Markdown table under a bold title line."""
-    headers = [header for header, _ in COLUMNS.values()]
-    lines = [f"**{identity.title()}**", "", "| " + " | ".join(headers) + " |",
-             "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(_cells(row)) + " |" for row in table.to_dict("records")]
-    return "\n".join([*lines, "", f"_{paper_caption(identity)}_"]) + "\n"
+    """The comparison as Markdown: a bold title line, then each table under its name."""
+    lines = [f"**{identity.title()}**", ""]
+    for name, columns in TABLES.items():
+        headers = [header for header, _ in columns.values()]
+        lines += [f"_{name}_", "", "| " + " | ".join(headers) + " |",
+                  "|" + "|".join("---" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(_cells(row, columns)) + " |"
+                  for row in table.to_dict("records")]
+        lines.append("")
+    under = [f"_{line}_" for line in (*notes(table), paper_caption(identity))]
+    return "\n".join([*lines, *under]) + "\n"
+
+
+def _identified(table: pd.DataFrame, identity: RunIdentity) -> pd.DataFrame:
+    table = table.copy()
+    for name, value in (("scenario", identity.scenario), ("device", identity.device),
+                        ("device_kind", identity.kind)):
+        table.insert(0, name, value)
+    return table
 
 
 def summary_csv(run: RunData, path: Path | None = None) -> Path:
-    """Write ``summary.csv`` (one row per baseline, identity columns first) and return it."""
+    """Write ``summary.csv`` (one row per baseline over seeds, identity columns first) and
+    ``summary_seeds.csv`` beside it (one row per baseline and seed); return the first."""
     table, identity = report_table(run)
-    table.insert(0, "seed", identity.seed)
-    table.insert(0, "scenario", identity.scenario)
-    table.insert(0, "device", identity.device)
-    table.insert(0, "device_kind", identity.kind)
     path = path or run.folder / "summary.csv"
-    table.to_csv(path, index=False)
+    _identified(table, identity).to_csv(path, index=False)
+    per_seed = with_slo_pct(compute(run).scenario)
+    _identified(per_seed, identity).to_csv(path.with_name("summary_seeds.csv"), index=False)
     return path

@@ -84,14 +84,12 @@ class Runtime:
         policy: Policy,
         plans: Mapping[str, ModelPlan],
         processors: tuple[Processor, ...],
-        expected_ns: Mapping[tuple[str, int], int],
         record_request: Callable[[Request, str, _JobRecord], None],
         record_subgraph: Callable[[Completion], None],
         sensors: Callable[[int], Mapping[str, SensorSample]] | None = None,
     ) -> None:
         self.policy = policy
         self.plans = plans
-        self._expected = expected_ns
         self._record_request = record_request
         self._record_subgraph = record_subgraph
         self._sensors = sensors
@@ -101,6 +99,8 @@ class Runtime:
         self._next_job = 0
         #: requests that ended since the driver last asked, with their status
         self.ended: list[tuple[Request, str]] = []
+        #: the counted work of the last decision (``Decision.work``)
+        self.decision_work = 0
 
     # -- events ------------------------------------------------------------------------------
 
@@ -122,6 +122,9 @@ class Runtime:
         )
         job, subgraph, _ = lane.running
         lane.running = None
+        if job.executed == 0:
+            # the device's start, which a decision's own time may have delayed
+            job.first_start_ns = done.start_ns
         self._record_subgraph(done)
         self.policy.observe(done)
         self._advance(job, subgraph, done, now_ns)
@@ -154,9 +157,11 @@ class Runtime:
 
     def decide(self, now_ns: int) -> list[Start]:
         """Ask the policy what to run; returns the subgraphs that start now."""
+        self.decision_work = 0
         if not self._queue:
             return []
         decision = self.policy.schedule(self._view(now_ns))
+        self.decision_work = decision.work
         self._apply_drops(decision)
         starts: list[Start] = []
         for assignment in decision.assignments:
@@ -210,7 +215,7 @@ class Runtime:
         return ProcessorView(lane.processor, idle, available, len(lane.waiting), states.get(name))
 
     def _expected_of(self, subgraph: Subgraph) -> int:
-        return self._expected.get((subgraph.model, subgraph.index), 0)
+        return self.policy.expected_ns(subgraph)
 
     @property
     def busy(self) -> bool:

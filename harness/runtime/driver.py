@@ -84,7 +84,9 @@ class Driver:
         return min(targets)
 
     def _dispatch_now(self, starts: list[Start]) -> None:
-        self._dispatch(starts, self.clock.now_ns())
+        """Start what a decision chose, once the decision's own time has passed."""
+        now = self.clock.now_ns()
+        self._dispatch(starts, now + self.device.decision_ns(self.runtime.decision_work))
 
     def _dispatch(self, starts: list[Start], now: int) -> None:
         for s in starts:

@@ -68,6 +68,18 @@ class Device(Protocol):
         the subgraph need not belong to a loaded plan."""
         ...
 
+    def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """The least extra time ``subgraph`` takes when its predecessor ran on another
+        processor (moving the tensors the unit before it made); 0 where the profile already
+        counts every copy."""
+        ...
+
+    def decision_ns(self, work: int) -> int:
+        """How long a decision of ``work`` counted operations takes on this device's CPU;
+        the subgraphs it starts start that much later. 0 on a real device, whose decisions
+        take real time."""
+        ...
+
     def start_clock(self) -> Clock:
         """Begin the run: time 0 is now (after loading and profiling)."""
         ...
@@ -152,5 +164,7 @@ class DeviceClass(Protocol):
     kind: ClassVar[str]
     #: it runs real ``.tflite`` files (the host, a phone) rather than graph profiles
     needs_model_files: ClassVar[bool]
+    #: repetitions (seeds) of every baseline when the config says 0
+    default_seeds: ClassVar[int]
 
     def open(self, conf: Any, context: DeviceContext) -> Device: ...

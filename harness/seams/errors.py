@@ -26,6 +26,11 @@ class NotImplementedYet(UserError):
     """A documented capability that this version does not have yet."""
 
 
+class RunFailure(Exception):
+    """A baseline could not run on a device (it ran out of memory, say): the run records the
+    failure for that baseline and seed, and goes on with the others."""
+
+
 def fail(message: str) -> NoReturn:
     """Print a one-line error and exit with code 2."""
     first_line = " ".join(str(message).split())

@@ -111,6 +111,18 @@ class ModelGraph:
         return {t: op.index for op in self.ops for t in self._op_outputs[op.index]}
 
     @cached_property
+    def _consumers(self) -> Mapping[int, frozenset[int]]:
+        readers: dict[int, set[int]] = {}
+        for i, ins in enumerate(self._runtime_inputs):
+            for t in ins:
+                readers.setdefault(t, set()).add(i)
+        return {t: frozenset(ops) for t, ops in readers.items()}
+
+    def consumers_of(self, tensor: int) -> frozenset[int]:
+        """The ops that read ``tensor`` at run time."""
+        return self._consumers.get(tensor, frozenset())
+
+    @cached_property
     def predecessors(self) -> tuple[frozenset[int], ...]:
         """For each op, the ops whose outputs it reads."""
         prod = self.producer

@@ -91,6 +91,10 @@ class ModelPlan:
     window_size: int = 1
     #: how it was made, e.g. ``{"analyzer": "band", "preparation": "merge_unit_subgraph"}``
     meta: Mapping[str, object] = field(default_factory=dict)
+    #: its subgraphs are the delegate partitions of one interpreter, run back to back
+    #: (vanilla TFLite): no copies between them, no scheduler; otherwise each subgraph is an
+    #: interpreter of its own that a scheduler dispatches (Band, ADMS)
+    shared_interpreter: bool = False
 
     @property
     def num_units(self) -> int:

@@ -10,7 +10,7 @@ policy class: the class carries its schema as ``Conf`` and builds itself with
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -55,6 +55,12 @@ class Policy(Protocol):
         """Learn from a finished subgraph (latency estimators)."""
         ...
 
+    def expected_ns(self, subgraph: Subgraph) -> int:
+        """The policy's current estimate of ``subgraph`` alone, ns: the runtime reports each
+        processor's waiting time (``ProcessorView.available_ns``) with it, as Band's workers
+        report theirs with the engine's estimates (``GetWaitingTime``)."""
+        ...
+
 
 @dataclass(frozen=True)
 class PolicyContext:
@@ -68,6 +74,11 @@ class PolicyContext:
     profile: ProfileFn
     #: where a policy may keep analysis results between runs (None: keep nothing)
     cache_dir: Path | None = None
+    #: the run's models, and each one's op support (processor -> ops it cannot run)
+    models: Mapping[str, ModelGraph] = field(default_factory=dict)
+    op_support: Mapping[str, Mapping[str, frozenset[int]]] = field(default_factory=dict)
+    #: the device's extra time for a subgraph whose predecessor ran elsewhere (a handoff)
+    handoff: ProfileFn | None = None
 
 
 class PolicyClass(Protocol):

@@ -89,3 +89,7 @@ class Decision:
     assignments: tuple[Assignment, ...] = ()
     #: jobs to drop (e.g. Band drops jobs that cannot meet their SLO)
     drops: tuple[int, ...] = ()
+    #: the decision's counted work (chain steps, candidates weighed: the policy's own unit
+    #: of work, as a native implementation would do it); a simulated device charges time for
+    #: it (``Device.decision_ns``)
+    work: int = 0

@@ -178,12 +178,29 @@ def test_thermal_steering_away_from_a_processor_near_throttling() -> None:
     assert placed(sched.schedule(view([job(0, "g")], [pv("cpu"), hot], plans))) == [(0, "gpu")]
 
 
-def test_job_waits_for_a_busy_processor_that_finishes_it_sooner() -> None:
-    sched, plans = _sched(merge(single("a", {"npu": 1, "cpu": 9})))
+def test_without_work_conservation_a_job_waits_for_a_processor_that_finishes_it_sooner(
+) -> None:
+    sched, plans = _sched(merge(single("a", {"npu": 1, "cpu": 9})), work_conserving=False)
     soon = view([job(0, "a")], [pv("cpu"), pv("npu", busy_ms=2)], plans)
     assert sched.schedule(soon).assignments == ()
     late = view([job(0, "a")], [pv("cpu"), pv("npu", busy_ms=10)], plans)
     assert placed(sched.schedule(late)) == [(0, "cpu")]
+
+
+def test_work_conserving_an_idle_processor_takes_work_it_can_run() -> None:
+    """The default: the npu (busy 2 ms) would finish job 0 sooner, but the cpu is idle and
+    no idle processor is its earliest choice, so the cpu takes it."""
+    sched, plans = _sched(merge(single("a", {"npu": 1, "cpu": 9})))
+    soon = view([job(0, "a")], [pv("cpu"), pv("npu", busy_ms=2)], plans)
+    assert placed(sched.schedule(soon)) == [(0, "cpu")]
+
+
+def test_earliest_choices_go_first_then_work_conservation_fills_the_rest() -> None:
+    """cpu is visited first (device order) but is nobody's earliest choice; the gpu takes job 0
+    (its earliest), then the cpu, idle, takes job 1 (which would finish sooner on the gpu)."""
+    sched, plans = _sched(merge(single("a", {"cpu": 10, "gpu": 2})))
+    d = sched.schedule(view([job(0, "a"), job(1, "a")], [pv("cpu"), pv("gpu")], plans))
+    assert placed(d) == [(0, "gpu"), (1, "cpu")]
 
 
 def test_each_assignment_counts_against_its_processor() -> None:

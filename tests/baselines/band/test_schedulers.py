@@ -150,9 +150,10 @@ def test_fixed_worker_sends_every_job_to_its_worker_even_when_busy() -> None:
     assert placed(sched.schedule(v, _est(prof))) == [(0, "gpu"), (1, "cpu"), (2, "gpu")]
 
 
-def test_fixed_worker_drops_jobs_that_cannot_meet_their_slo() -> None:
+def test_fixed_worker_drops_jobs_that_cannot_meet_their_slo_as_written() -> None:
     plans, prof = merge(single("a", {"gpu": 2}))
     sched = FixedWorker({"a": "gpu"})
+    sched.slo_as_written = True
     # gpu busy for 9 ms: job 0 (slo 10) would end at 11 -> dropped; job 1 (slo 20) fits at 11
     v = view([job(0, "a", slo_ms=10), job(1, "a", slo_ms=20)], [pv("cpu"), pv("gpu", busy_ms=9)],
              plans)
@@ -160,6 +161,20 @@ def test_fixed_worker_drops_jobs_that_cannot_meet_their_slo() -> None:
     assert d.drops == (0,) and placed(d) == [(1, "gpu")]
     off = FixedWorker({"a": "gpu"}, drop_on_slo=False).schedule(v, _est(prof))
     assert off.drops == () and placed(off) == [(0, "gpu"), (1, "gpu")]
+
+
+def test_as_executed_only_a_job_already_past_its_deadline_is_dropped() -> None:
+    """band/planner.cc IsSLOViolated reads the job's expected time before it is set, so as Band
+    runs the check is ``now > deadline`` (the default ``slo_check: executed``)."""
+    plans, prof = merge(single("a", {"gpu": 2}))
+    sched = FixedWorker({"a": "gpu"})
+    assert not sched.slo_as_written
+    # at 12 ms: job 0 (arrived 0, slo 10) is past its deadline; job 1 (slo 20) is not, though
+    # it cannot end before 12 + 9 + 2 = 23 > 20
+    v = view([job(0, "a", slo_ms=10), job(1, "a", slo_ms=20)], [pv("cpu"), pv("gpu", busy_ms=9)],
+             plans, now_ms=12)
+    d = sched.schedule(v, _est(prof))
+    assert d.drops == (0,) and placed(d) == [(1, "gpu")]
 
 
 @pytest.mark.parametrize(
@@ -302,6 +317,13 @@ def test_heft_drops_on_slo_and_releases_the_reservation() -> None:
     d = sched.schedule(view([job(0, "x", slo_ms=5)], [pv("cpu", busy_ms=9), pv("npu")], plans),
                        _est(prof))
     assert d.drops == () and d.assignments == ()  # cpu busy: the job waits
+    # as executed: at 4.5 ms the job (deadline 5) is not yet late: it runs
+    d = sched.schedule(view([job(0, "x", slo_ms=5)], [pv("cpu"), pv("npu")], plans, now_ms=4.5),
+                       _est(prof))
+    assert d.drops == () and placed(d) == [(0, "cpu")]
+    # as written: 4.5 + 1 ms > 5: dropped, and its reservation released
+    sched = HeterogeneousEarliestFinishTime(reserve=True)
+    sched.slo_as_written = True
     d = sched.schedule(view([job(0, "x", slo_ms=5)], [pv("cpu"), pv("npu")], plans, now_ms=4.5),
                        _est(prof))
     assert d.drops == (0,) and sched.reserved == {}

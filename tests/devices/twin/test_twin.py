@@ -33,6 +33,9 @@ DEVICE = {
     "memory_bandwidth_gbps": 10.0, "transfer_fixed_us": 100.0, "transfer_bandwidth_gbps": 1.0,
     "governor_period_ms": 100.0, "noise_sigma": 0.0,
     "provenance": {"memory_bandwidth_gbps": "test [S]"},
+    # the roofline and transfer by hand; each mechanism has its own test (test_mechanisms.py)
+    "mechanisms": dict.fromkeys(("invoke_floor", "boundary_copy", "io_copy", "scheduler_cost",
+                                 "memory", "phone_power", "shutdown"), False),
 }
 _COMMON = {
     "static_w": 0.1, "dynamic_w": 2.0, "v_min_v": 0.8, "v_max_v": 1.0,
@@ -321,7 +324,8 @@ def test_calibration_reproduces_the_single_model_targets(device: str, processor:
     assert p.calibration is not None
     graph = calibration_graph(p.calibration.model, p.calibration.int8)
     plan = ModelPlan(graph.name, (frozenset(range(graph.num_ops)),), (frozenset({p.name}),),
-                     (Subgraph(0, graph.name, p.name, frozenset(range(graph.num_ops)), (0,)),))
+                     (Subgraph(0, graph.name, p.name, frozenset(range(graph.num_ops)), (0,)),),
+                     shared_interpreter=True)  # the whole model in one interpreter
     twin = TwinDevice(conf, simpy.Environment(), np.random.default_rng(0), {graph.name: graph})
     target_ns = p.calibration.target_ms * NS_PER_MS
     assert twin.profile(plan, plan.subgraphs[0]) == pytest.approx(target_ns, rel=0.01)

@@ -41,10 +41,52 @@ def test_every_band_scheduler_composes(scheduler: str) -> None:
         scheduler)
 
 
+#: every named baseline and what sets it apart (conf/baseline/<name>.yaml)
+NAMED: dict[str, dict[str, object]] = {
+    "tflite": {"placement": "best"},
+    "tflite_gpu": {"placement": "fixed", "default_processor": "gpu"},
+    "band": {"scheduler": "least_slack_time_first", "minimum_subgraph_size": 1,
+             "schedule_window_size": 10, "slo_check": "executed", "drop_on_slo": True},
+    "band7": {"scheduler": "least_slack_time_first", "minimum_subgraph_size": 7,
+              "schedule_window_size": 0},
+    "band_fixed_worker": {"scheduler": "fixed_worker", "minimum_subgraph_size": 1},
+    "band_round_robin": {"scheduler": "round_robin", "minimum_subgraph_size": 1},
+    "band_sel": {"scheduler": "shortest_expected_latency", "minimum_subgraph_size": 1},
+    "band_heft": {"scheduler": "heterogeneous_earliest_finish_time",
+                  "minimum_subgraph_size": 1},
+    "band_heft_reserved": {"scheduler": "heterogeneous_earliest_finish_time_reserved",
+                           "minimum_subgraph_size": 1},
+    "adms": {"earliest_finish": True, "work_conserving": True, "use_monitor": True,
+             "window_size": 0, "alpha": 1.0, "gamma": 1.0, "delta": 1.0,
+             "slo_reading": "budget", "loop_call_size": 4},
+    "adms_eqs_only": {"earliest_finish": False, "window_size": 0, "use_monitor": True},
+    "adms_strict": {"earliest_finish": True, "work_conserving": False},
+    "adms_window1": {"window_size": 1, "earliest_finish": True},
+    "adms_no_monitor": {"use_monitor": False, "window_size": 0},
+    "adms_no_priority": {"alpha": 0.0, "gamma": 0.0, "delta": 0.0, "use_monitor": True},
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_each_named_baseline_has_its_configuration(name: str) -> None:
+    conf = compose().baselines[name]
+    got = {k: getattr(conf, k) for k in NAMED[name]}
+    got = {k: v.value if hasattr(v, "value") else v for k, v in got.items()}
+    assert got == NAMED[name]
+
+
+def test_every_named_baseline_is_listed_and_groups_name_known_ones() -> None:
+    cfg = compose()
+    assert set(cfg.baselines) == set(NAMED)
+    assert cfg.run == ["tflite", "band", "adms"]
+    assert set(cfg.groups["band_best"]) >= {"band", "band_fixed_worker", "band_round_robin",
+                                            "band_sel", "band_heft", "band_heft_reserved"}
+    for members in cfg.groups.values():
+        assert set(members) <= set(NAMED)
+
+
 def test_baseline_options_compose_where_they_belong() -> None:
-    assert compose().baselines["band"].minimum_subgraph_size == 7
-    sample = compose("baseline@baselines.band=band_sample").baselines["band"]
-    assert sample.minimum_subgraph_size == 1
+    assert compose("baseline@baselines.band=band7").baselines["band"].minimum_subgraph_size == 7
     with pytest.raises(UserError, match="window_size"):
         compose("baselines.band.window_size=3")  # an ADMS option on Band's config
 

@@ -34,7 +34,7 @@ def test_every_baseline_is_built_from_its_config(tmp_path: Path) -> None:
 
 
 def test_an_unknown_baseline_names_the_known_ones(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="tflite, band, adms"):
+    with pytest.raises(UserError, match="'bandit'; allowed: tflite, tflite_gpu, band, band7"):
         build_policy("bandit", compose_run().baselines, _context("bandit", tmp_path))
 
 

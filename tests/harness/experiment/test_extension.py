@@ -74,6 +74,9 @@ class FifoPolicy:
     def observe(self, completion: Completion) -> None:
         """Nothing to learn."""
 
+    def expected_ns(self, subgraph: Subgraph) -> int:
+        return 0
+
 
 FIFO_YAML = f"_target_: {HERE}.FifoPolicy\n"
 
@@ -95,6 +98,7 @@ class IdealDevice:
     Conf: ClassVar[type] = IdealConf
     kind: ClassVar[str] = "twin"
     needs_model_files: ClassVar[bool] = False
+    default_seeds: ClassVar[int] = 2
 
     def __init__(self, conf: IdealConf, graphs: Mapping[str, ModelGraph]) -> None:
         self.conf, self.graphs, self.env = conf, dict(graphs), simpy.Environment()
@@ -117,6 +121,12 @@ class IdealDevice:
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         ops = self.graphs[subgraph.model].ops
         return max(1, round(sum(ops[i].flops for i in subgraph.ops) / self.conf.gflops))
+
+    def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        return 0  # tensors move for free
+
+    def decision_ns(self, work: int) -> int:
+        return 0  # decisions take no simulated time
 
     def start_clock(self) -> SimClock:
         return SimClock(self.env)

@@ -40,14 +40,18 @@ def test_summary_csv_columns(tmp_path: Path) -> None:
     path = report.summary_csv(run)
     table = pd.read_csv(path)
     assert path == tmp_path / "summary.csv"
-    assert list(table.columns[:5]) == ["device_kind", "device", "scenario", "seed", "baseline"]
-    for column in ("fps", "paper_fps", "ratio_vs_tflite", "paper_ratio_vs_tflite",
-                   "latency_p50_ms", "latency_p90_ms", "slo_satisfaction", "dropped",
-                   "energy_per_frame_j", "peak_temperature_c", "time_to_throttle_s"):
+    assert list(table.columns[:5]) == ["device_kind", "device", "scenario", "baseline",
+                                       "n_seeds"]
+    for column in ("fps", "fps_low", "fps_high", "paper_fps", "fps_vs_tflite",
+                   "fps_vs_tflite_low", "paper_ratio_vs_tflite", "latency_p50_ms",
+                   "latency_p90_ms", "slo_pct", "dropped", "energy_per_frame_j",
+                   "peak_temperature_c", "time_to_throttle_s", "bound_fps", "bound_pct"):
         assert column in table.columns
     assert list(table["baseline"]) == ["tflite", "band", "adms"]
     assert set(table["device_kind"]) == {"twin"}
     assert table.loc[2, "paper_ratio_vs_tflite"] == pytest.approx(4.04)
+    seeds = pd.read_csv(tmp_path / "summary_seeds.csv")
+    assert {"baseline", "seed", "fps"} <= set(seeds.columns) and len(seeds) == 3
 
 
 def test_markdown_has_title_header_and_rows(tmp_path: Path) -> None:
@@ -56,7 +60,26 @@ def test_markdown_has_title_header_and_rows(tmp_path: Path) -> None:
     text = report.markdown(table, identity)
     lines = text.splitlines()
     assert lines[0].startswith("**HOST = THIS MACHINE")
-    assert lines[2].startswith("| baseline | FPS | paper FPS")
-    assert len([line for line in lines if line.startswith("| ")]) == 1 + 3
+    headers = [line for line in lines if line.startswith("| baseline")]
+    assert headers[0].startswith("| baseline | FPS ± 95% CI | % of bound")
+    assert headers[1].startswith("| baseline | p50 ms | p90 ms")
+    assert len([line for line in lines if line.startswith("| ")]) == 2 * (1 + 3)
     assert "derived" in text  # ROS Band/TFLite values come from stated ratios
     assert f"{6.98 / 2.84:.2f}" in text
+
+
+def test_the_bound_and_failures_are_printed_under_the_table(tmp_path: Path) -> None:
+    manifest = {"bound": {"7": {"frames_per_s": 80.0}},
+                "runs": {"band7": {"7": {"failed": "out of memory on k50pro: 9 subgraphs"}},
+                         "adms": {"7": {"bound": {"frames_per_s": 70.0}}}}}
+    run = small_run(tmp_path, manifest=manifest)
+    table, _identity = report.report_table(run)
+    rows = table.set_index("baseline")
+    assert rows.loc["adms", "bound_fps"] == 80.0 and rows.loc["adms", "own_bound_fps"] == 70.0
+    assert rows.loc["adms", "bound_pct"] == pytest.approx(100 * rows.loc["adms", "fps"] / 80)
+    out = io.StringIO()
+    report.print_comparison(run, Console(file=out, width=200))
+    text = out.getvalue()
+    assert "bound: 80.00 frames/s" in text
+    assert "band7 failed: seed 7: out of memory on k50pro" in text
+    assert "│ band7    │       failed │" in text

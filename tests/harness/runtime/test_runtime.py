@@ -85,6 +85,10 @@ TINY_DEVICE: dict[str, Any] = {
     "ambient_c": 25.0, "soc_capacitance_j_per_k": 100.0, "soc_resistance_k_per_w": 10.0,
     "memory_bandwidth_gbps": 10.0, "transfer_fixed_us": 1.0, "transfer_bandwidth_gbps": 1.024,
     "governor_period_ms": 100.0, "noise_sigma": 0.0,
+    # the runtime's traces by hand: no floors, copies, scheduler cost, memory or phone power
+    # (each mechanism has its own exact test in tests/devices/twin/test_mechanisms.py)
+    "mechanisms": dict.fromkeys(("invoke_floor", "boundary_copy", "io_copy", "scheduler_cost",
+                                 "memory", "phone_power", "shutdown"), False),
 }
 #: model a: 4 ops in 2 units of 2; model b: 2 ops in 1 unit
 UNITS = {"a": (frozenset({0, 1}), frozenset({2, 3})), "b": (frozenset({0, 1}),)}
@@ -137,7 +141,7 @@ def run_tiny(policy: Policy, plans: dict[str, ModelPlan]) -> Trace:
         assert status == "ok", (r, status)
 
     sensors = SensorCache(device.read_sensors, 100 * NS_PER_MS)
-    runtime = Runtime(policy, plans, device.describe().processors, profile, on_request,
+    runtime = Runtime(policy, plans, device.describe().processors, on_request,
                       on_subgraph, sensors=sensors.get)
     traffic = Traffic(tiny_scenario(), {}, np.random.default_rng(0))
     Driver(device.start_clock(), device, runtime, traffic, sensors, 100 * NS_PER_MS).run(
@@ -219,7 +223,8 @@ def twin_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str
 
     def get(device: str, scenario: str) -> Run:
         if (device, scenario) not in done:
-            cfg = compose_run(f"device={device}", f"scenario={scenario}", *SHORT)
+            cfg = compose_run(f"device={device}", f"scenario={scenario}",
+                              f"run=[{','.join(RUN_BASELINES)}]", *SHORT)
             folder = tmp_path_factory.mktemp(f"{device}_{scenario}")
             data, facts = run_baselines(cfg, folder, cache_dir)
             done[(device, scenario)] = (data, facts, cfg)
@@ -281,10 +286,15 @@ def coverage_faults(req: pd.DataFrame, sub: pd.DataFrame, units: dict[str, int])
 
 
 def num_units(run: Run, baseline: str) -> dict[str, int]:
-    return {m: c.unit for m, c in run[1][baseline]["plans"].items()}
+    facts = run[1][baseline]
+    return {m: c.unit for m, c in facts.get("plans", {}).items()}
 
 
-BASELINE_CASES = [pytest.param(d, s, b, id=f"{d}-{s}-{b}") for d, s in CASES for b in BASELINES]
+#: Band at minimum subgraph size 1 may be killed for memory on k50pro ROS (38,556 loaded
+#: interpreters and the arenas it touches); Band-7 runs everywhere
+RUN_BASELINES = (*BASELINES, "band7")
+BASELINE_CASES = [pytest.param(d, s, b, id=f"{d}-{s}-{b}") for d, s in CASES
+                  for b in RUN_BASELINES]
 
 
 @pytest.mark.parametrize(("device", "scenario", "baseline"), BASELINE_CASES)
@@ -292,6 +302,10 @@ def test_every_model_finishes_requests(device: str, scenario: str, baseline: str
                                        twin_run: Callable[[str, str], Run]) -> None:
     run = twin_run(device, scenario)
     req, sub = rows_of(run, baseline)
+    if "failed" in run[1][baseline]:  # killed mid-run: only for memory, rows kept so far
+        assert (device, scenario, baseline) == ("k50pro", "ros", "band")
+        assert run[1][baseline]["failed"].startswith(f"out of memory on {device} at ")
+        return
     ok = req[req["status"] == "ok"]
     assert set(ok["model"]) == set(run[2].scenario.models)
     assert len(sub) >= len(ok) > 0

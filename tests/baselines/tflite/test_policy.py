@@ -1,12 +1,14 @@
-"""Vanilla TFLite: placement by configuration, FIFO per processor, no dropping."""
+"""Vanilla TFLite: placement (best by profiles, or fixed), FIFO per processor, no dropping."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from baselines.tflite import TfliteConf, TflitePolicy
+from baselines.tflite.config import Placement
 from harness.seams.errors import UserError
 from harness.seams.plan import ModelPlan
 from tests.fixtures.policies import chain_graph, job, merge, placed, plan, procs, pv, view
@@ -14,17 +16,22 @@ from tests.fixtures.policies import chain_graph, job, merge, placed, plan, procs
 PROCS = procs("cpu", "gpu", "npu")
 
 
+def FIXED(**kw: Any) -> TfliteConf:
+    return TfliteConf(placement=Placement.fixed, **kw)
+
+
 def test_processor_from_map_or_default() -> None:
-    policy = TflitePolicy(TfliteConf(processor_map={"a": "npu"}, default_processor="gpu"))
+    policy = TflitePolicy(TfliteConf(placement=Placement.fixed, processor_map={"a": "npu"},
+                                   default_processor="gpu"))
     assert policy.processor_for("a", PROCS).name == "npu"
     assert policy.processor_for("b", PROCS).name == "gpu"
 
 
 def test_unknown_processor_is_a_user_error() -> None:
     with pytest.raises(UserError, match=r"'dsp'.*cpu"):
-        TflitePolicy(TfliteConf(default_processor="dsp")).processor_for("a", PROCS)
+        TflitePolicy(FIXED(default_processor="dsp")).processor_for("a", PROCS)
     with pytest.raises(UserError, match="fallback"):
-        TflitePolicy(TfliteConf(), cpu_name="big").processor_for("a", PROCS)
+        TflitePolicy(FIXED(), cpu_name="big").processor_for("a", PROCS)
 
 
 def test_plan_passes_the_processor_and_its_delegate_limits(monkeypatch: pytest.MonkeyPatch
@@ -37,17 +44,17 @@ def test_plan_passes_the_processor_and_its_delegate_limits(monkeypatch: pytest.M
                     max_partitions=max_partitions, min_ops=min_partition_ops)
         return plan(graph.name, [("gpu", 0, 0, 1)])[0]
 
-    monkeypatch.setattr("baselines.tflite.tflite_plan", fake)
-    policy = TflitePolicy(TfliteConf(), max_partitions={"gpu": 1}, min_partition_ops={"gpu": 2})
+    monkeypatch.setattr("baselines.tflite.policy.tflite_plan", fake)
+    policy = TflitePolicy(FIXED(), max_partitions={"gpu": 1}, min_partition_ops={"gpu": 2})
     policy.plan(chain_graph("a"), PROCS, {"gpu": frozenset({1}), "npu": frozenset({0})})
     assert seen == {"processor": PROCS[1], "unsupported": frozenset({1}), "cpu": "cpu",
                     "max_partitions": 1, "min_ops": 2}
-    TflitePolicy(TfliteConf(default_processor="npu")).plan(chain_graph("a"), PROCS, {})
+    TflitePolicy(FIXED(default_processor="npu")).plan(chain_graph("a"), PROCS, {})
     assert seen["max_partitions"] is None and seen["unsupported"] == frozenset()
 
 
 def test_plan_with_the_analyzer_puts_fallback_ops_on_the_cpu() -> None:
-    policy = TflitePolicy(TfliteConf(default_processor="gpu"))
+    policy = TflitePolicy(FIXED(default_processor="gpu"))
     mp = policy.plan(chain_graph("a", 3), PROCS, {"gpu": frozenset({1})})
     assert all(len(mp.candidates(u)) == 1 for u in range(mp.num_units))
     placement = {op: sg.processor for sg in mp.subgraphs for op in sg.ops}
@@ -75,3 +82,41 @@ def test_fallback_segment_at_the_front_runs_first_and_nothing_is_dropped() -> No
     q = [job(3, "a", next_unit=1, slo_ms=1), job(2, "b", slo_ms=1)]
     d = policy.schedule(view(q, [pv("cpu"), pv("gpu")], _plans(), now_ms=50))
     assert placed(d) == [(3, "cpu")] and d.drops == ()
+
+
+# -- placement: best ---------------------------------------------------------------------------
+
+
+def _profiles(ms: Mapping[tuple[str, str], float]) -> Any:
+    """A profile function: (model, processor) -> ms of its whole subgraph (1-op chains)."""
+    def profile(p: ModelPlan, sg: Any) -> int:
+        return int(ms[(sg.model, sg.processor)] * 1e6)
+    return profile
+
+
+def test_best_placement_spreads_models_by_their_profiles() -> None:
+    """a: cpu 10 / gpu 2 / npu 3 ms; b: cpu 10 / gpu 3 / npu 20 ms. All on the gpu: 5 ms per
+    frame there; a on the npu and b on the gpu: busiest 3 ms, the best."""
+    ms = {("a", "cpu"): 10, ("a", "gpu"): 2, ("a", "npu"): 3,
+          ("b", "cpu"): 10, ("b", "gpu"): 3, ("b", "npu"): 20}
+    models = {m: chain_graph(m, 1) for m in "ab"}
+    policy = TflitePolicy(TfliteConf(), profile=_profiles(ms), models=models,
+                          op_support={m: {} for m in models})
+    assert policy.processor_for("a", PROCS).name == "npu"
+    assert policy.processor_for("b", PROCS).name == "gpu"
+    assert policy.assignment == {"a": "npu", "b": "gpu"}
+
+
+def test_best_placement_keeps_a_pinned_model_where_it_is_pinned() -> None:
+    ms = {("a", "cpu"): 10, ("a", "gpu"): 2, ("a", "npu"): 3,
+          ("b", "cpu"): 10, ("b", "gpu"): 3, ("b", "npu"): 20}
+    models = {m: chain_graph(m, 1) for m in "ab"}
+    policy = TflitePolicy(TfliteConf(processor_map={"b": "cpu"}), profile=_profiles(ms),
+                          models=models, op_support={m: {} for m in models})
+    assert policy.assignment == {} and policy.processor_for("b", PROCS).name == "cpu"
+    assert policy.assignment["a"] == "gpu"  # b on the cpu (10 ms) is the busiest anyway
+
+
+def test_best_placement_without_profiles_says_how_to_fix_it() -> None:
+    with pytest.raises(UserError, match="placement=fixed"):
+        TflitePolicy(TfliteConf()).processor_for("a", PROCS)

@@ -1,0 +1,34 @@
+"""Vanilla TFLite's config schema: where each model runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from hydra.core.config_store import ConfigStore
+
+from harness.config.schema import BaselineConf
+
+
+class Placement(Enum):
+    #: every model on the processor its single-model profiles make best for the frame: the
+    #: assignment of whole models to processors with the shortest per-frame busy time on the
+    #: busiest processor (one model per processor where that is best, as the paper's Figure 10
+    #: shows TFLite running); ``processor_map`` pins models
+    best = "best"
+    #: ``processor_map``, else ``default_processor``, for every model
+    fixed = "fixed"
+
+
+@dataclass
+class TfliteConf(BaselineConf):
+    _target_: str = "baselines.tflite.TflitePolicy"
+    placement: Placement = Placement.best
+    # processor for some models (pinned under placement=best; used as given under fixed)
+    processor_map: dict[str, str] = field(default_factory=dict)
+    # processor of every model not in processor_map, under placement=fixed
+    default_processor: str = "gpu"
+
+
+def register() -> None:
+    ConfigStore.instance().store(group="schema/baseline", name="tflite", node=TfliteConf)

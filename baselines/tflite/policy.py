@@ -1,0 +1,164 @@
+"""Vanilla TFLite as a :class:`~harness.seams.policy.Policy`: no scheduler at all.
+
+Each model runs on the one processor its placement gives it (:mod:`.placement`: the best
+assignment by single-model profiles, or ``processor_map`` / ``default_processor`` under
+``placement: fixed``) through that processor's delegate; the ops the delegate rejects (and
+partitions beyond the delegate's ``max_partitions``) fall back to the CPU. The plan
+(:func:`~baselines.tflite.plan.tflite_plan`) therefore offers exactly one subgraph per unit,
+so there is no placement choice at run time.
+
+Scheduling is first come, first served per processor: whenever a processor is idle it takes
+the first queued job whose next subgraph runs on it. A job with a CPU fallback segment goes
+back to the *front* of the queue (``reinsert_front``), so its next segment runs as soon as its
+processor is free, as the segments of one ``Interpreter::Invoke`` run back to back. Requests
+are never dropped for missing their SLO.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from baselines.tflite.config import Placement, TfliteConf
+from baselines.tflite.placement import best_assignment
+from baselines.tflite.plan import tflite_plan
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.policy import PolicyContext, ProfileFn
+from harness.seams.records import Completion
+from harness.seams.view import Assignment, Decision, SchedulerView
+
+
+class TflitePolicy:
+    """Each model whole on one processor; FIFO per processor; no dropping.
+
+    ``max_partitions``: processor name -> how many delegate partitions TFLite keeps there
+    (the device's :class:`~harness.seams.records.DelegateLimits`); a processor not listed
+    keeps them all. ``min_partition_ops``: processor name -> the smallest partition its
+    delegate accepts; a processor not listed accepts 1 op. Under ``placement: best`` the
+    policy needs the device's ``profile`` and the run's ``models`` with their ``op_support``
+    to find the assignment; it computes it when it plans the first model.
+    """
+
+    Conf: ClassVar[type] = TfliteConf
+    reinsert_front = True
+
+    def __init__(
+        self,
+        conf: TfliteConf,
+        cpu_name: str = "cpu",
+        max_partitions: Mapping[str, int] | None = None,
+        min_partition_ops: Mapping[str, int] | None = None,
+        name: str = "tflite",
+        profile: ProfileFn | None = None,
+        models: Mapping[str, ModelGraph] | None = None,
+        op_support: Mapping[str, Mapping[str, frozenset[int]]] | None = None,
+    ) -> None:
+        self.conf = conf
+        self.name = name
+        self.cpu_name = cpu_name
+        self._max_partitions = dict(max_partitions or {})
+        self._min_partition_ops = dict(min_partition_ops or {})
+        self._profile, self._models = profile, dict(models or {})
+        self._op_support = dict(op_support or {})
+        #: model -> processor, once placed
+        self.assignment: dict[str, str] = {}
+        self._profiled: dict[tuple[str, int], int] = {}
+
+    @classmethod
+    def from_config(cls, conf: TfliteConf, context: PolicyContext) -> TflitePolicy:
+        """With the device's CPU fallback, each delegate's partition limits, and what the best
+        placement needs: the device's profile and the run's models."""
+        limits = context.device.delegates
+        return cls(conf, context.device.fallback,
+                   {p: d.max_partitions for p, d in limits.items() if d.max_partitions is not None},
+                   {p: d.min_partition_ops for p, d in limits.items()}, name=context.name,
+                   profile=context.profile, models=context.models,
+                   op_support=context.op_support)
+
+    def _delegated(self, graph: ModelGraph, proc: Processor,
+                   unsupported: Mapping[str, frozenset[int]]) -> ModelPlan:
+        plan: ModelPlan = tflite_plan(
+            graph, proc, unsupported.get(proc.name, frozenset()), cpu_name=self.cpu_name,
+            max_partitions=self._max_partitions.get(proc.name),
+            min_partition_ops=self._min_partition_ops.get(proc.name, 1))
+        return plan
+
+    def _busy(self, graph: ModelGraph, proc: Processor, processors: Sequence[Processor]
+              ) -> dict[str, int]:
+        """Busy ns per inference on each processor when ``graph`` is delegated to ``proc``."""
+        assert self._profile is not None
+        plan = self._delegated(graph, proc, self._op_support.get(graph.name, {}))
+        busy = {p.name: 0 for p in processors}
+        for sg in plan.subgraphs:
+            busy[sg.processor] += self._profile(plan, sg)
+        return busy
+
+    def _place(self, processors: Sequence[Processor]) -> dict[str, str]:
+        if self._profile is None or not self._models:
+            raise UserError("tflite placement=best needs the device's profiles and the run's "
+                            "models; use placement=fixed with processor_map/default_processor")
+        self._check_fallback(processors)
+        loads = {m: {p.name: self._busy(g, p, processors) for p in processors}
+                 for m, g in self._models.items()}
+        return best_assignment(loads, [p.name for p in processors], self.conf.processor_map)
+
+    def _check_fallback(self, processors: Sequence[Processor]) -> None:
+        names = [p.name for p in processors]
+        if self.cpu_name not in names:
+            raise UserError(f"tflite: fallback processor {self.cpu_name!r} is not on this "
+                            f"device; processors: {names}")
+
+    def processor_for(self, model: str, processors: Sequence[Processor]) -> Processor:
+        """The processor ``model`` runs on; UserError if the device lacks it."""
+        if self.conf.placement is Placement.best:
+            if not self.assignment:
+                self.assignment = self._place(processors)
+            if model not in self.assignment:
+                raise UserError(f"tflite: model {model!r} is not among the run's models "
+                                f"{sorted(self.assignment)}")
+            name = self.assignment[model]
+        else:
+            name = self.conf.processor_map.get(model, self.conf.default_processor)
+        names = [p.name for p in processors]
+        if name not in names:
+            raise UserError(f"tflite: processor {name!r} for model {model!r} is not on this "
+                            f"device; processors: {names}")
+        self._check_fallback(processors)
+        return processors[names.index(name)]
+
+    def plan(
+        self,
+        graph: ModelGraph,
+        processors: Sequence[Processor],
+        unsupported: Mapping[str, frozenset[int]],
+    ) -> ModelPlan:
+        return self._delegated(graph, self.processor_for(graph.name, processors), unsupported)
+
+    def prepare(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
+                ) -> None:
+        """Vanilla TFLite has no estimates; the profile only reports waiting times."""
+        self._profiled = dict(profile)
+
+    def expected_ns(self, subgraph: Subgraph) -> int:
+        return self._profiled.get((subgraph.model, subgraph.index), 0)
+
+    def schedule(self, view: SchedulerView) -> Decision:
+        """First come, first served per processor; the work counted is the jobs looked at."""
+        free = {p.name for p in view.idle}
+        out: list[Assignment] = []
+        scanned = 0
+        for job in view.queue:
+            if not free:
+                break
+            scanned += 1
+            for sg in view.plans[job.model].candidates(job.next_unit):
+                if sg.processor in free:
+                    out.append(Assignment(job.job_id, sg))
+                    free.discard(sg.processor)
+                    break
+        return Decision(tuple(out), work=scanned)
+
+    def observe(self, completion: Completion) -> None:
+        """Nothing to learn."""

@@ -1,0 +1,108 @@
+"""The twin's heat, power and frequencies, advanced lazily from governor tick to tick.
+
+Between two ticks of the thermal governor a processor's frequency is fixed, so its energy
+over the tick is ``static_w · dt + dynamic_w(f) · busy_time``: the device only needs each
+processor's busy time. Starts and ends of subgraphs cost two additions (:meth:`busy`,
+:meth:`idle`); the thermal network (:class:`~devices.twin.thermal.ThermalNetwork`) is
+integrated once per tick with each processor's *average* power over it (its time constants
+are tens of seconds, a tick is 100 ms), and up to the present when sensors are read. The rest
+of the phone (display, video decode) heats the shared SoC node with ``rest_of_phone_w``.
+
+At every tick the governor steps a processor's frequency down when it is hotter than its
+throttle temperature, up when cooler than throttle − hysteresis (:class:`Governor`); and, with
+the shutdown mechanism, a processor at its critical temperature shuts down until it has
+cooled by its hysteresis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from devices.twin.power import dynamic_power_w
+from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec
+from devices.twin.thermal import Governor, ThermalNetwork
+from harness.seams.units import NS_PER_MS, NS_PER_S
+
+
+class Heat:
+    """Temperatures, energy, busy time, DVFS levels and shutdowns of one twin."""
+
+    def __init__(self, device: TwinDeviceSpec, procs: Sequence[TwinProcessorSpec],
+                 t0_ns: int) -> None:
+        self.procs, self.device = tuple(procs), device
+        n = len(procs)
+        self.network = ThermalNetwork(
+            device.ambient_c, device.soc_capacitance_j_per_k, device.soc_resistance_k_per_w,
+            [p.capacitance_j_per_k for p in procs], [p.resistance_k_per_w for p in procs])
+        self.governor = Governor([len(p.freqs_mhz) for p in procs],
+                                 [p.throttle_c for p in procs], [p.hysteresis_c for p in procs])
+        self.period_ns = max(1, round(device.governor_period_ms * NS_PER_MS))
+        self.next_tick_ns = (t0_ns // self.period_ns + 1) * self.period_ns
+        self.t_ns = t0_ns
+        #: busy since (ns) per processor, or None when idle
+        self.since: list[int | None] = [None] * n
+        #: busy ns since ``t_ns`` of subgraphs already ended
+        self.acc = [0] * n
+        self.busy_ns = np.zeros(n)
+        self.energy_j = np.zeros(n)
+        self.rest_energy_j = 0.0
+        self.down = [False] * n
+
+    @property
+    def rest_w(self) -> float:
+        return self.device.rest_of_phone_w if self.device.mechanisms.phone_power else 0.0
+
+    # -- events ----------------------------------------------------------------------------
+
+    def busy(self, i: int, t_ns: int) -> None:
+        self.since[i] = t_ns
+
+    def idle(self, i: int, t_ns: int) -> None:
+        since = self.since[i]
+        if since is not None:
+            self.acc[i] += max(0, t_ns - max(since, self.t_ns))
+        self.since[i] = None
+
+    def advance(self, now_ns: int) -> None:
+        """Ticks up to ``now_ns`` (each integrates and governs), then integrate to now."""
+        while self.next_tick_ns <= now_ns:
+            self._integrate(self.next_tick_ns)
+            self._govern()
+            self.next_tick_ns += self.period_ns
+        self._integrate(now_ns)
+
+    # -- state -----------------------------------------------------------------------------
+
+    def frequency_mhz(self, i: int) -> float:
+        return self.procs[i].freqs_mhz[self.governor.level[i]]
+
+    def powers_w(self, busy_fraction: np.ndarray) -> np.ndarray:
+        return np.array([p.static_w + dynamic_power_w(p, self.frequency_mhz(i)) * busy_fraction[i]
+                         for i, p in enumerate(self.procs)])
+
+    def _integrate(self, t_ns: int) -> None:
+        dt_ns = t_ns - self.t_ns
+        if dt_ns <= 0:
+            return
+        busy = np.array([self.acc[i] + (max(0, t_ns - max(s, self.t_ns)) if s is not None
+                                        else 0) for i, s in enumerate(self.since)], dtype=float)
+        powers = self.powers_w(busy / dt_ns)
+        dt_s = dt_ns / NS_PER_S
+        self.network.advance(powers, dt_s, self.rest_w)
+        self.energy_j += powers * dt_s
+        self.rest_energy_j += self.rest_w * dt_s
+        self.busy_ns += busy
+        self.acc = [0] * len(self.acc)
+        self.t_ns = t_ns
+
+    def _govern(self) -> None:
+        temps = self.network.temps_c.tolist()
+        self.governor.update(temps)
+        if not self.device.mechanisms.shutdown:
+            return
+        for i, (p, t) in enumerate(zip(self.procs, temps, strict=True)):
+            if p.critical_c > 0:
+                self.down[i] = t >= p.critical_c or (self.down[i]
+                                                     and t > p.critical_c - p.hysteresis_c)

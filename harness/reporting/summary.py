@@ -1,0 +1,105 @@
+"""One row per baseline, over every seed: the figures a report shows.
+
+Each metric of :func:`harness.reporting.metrics.scenario_metrics` becomes three columns,
+``<metric>`` (the mean over seeds), ``<metric>_low`` and ``<metric>_high`` (its 95%
+interval, :func:`harness.reporting.stats.mean_ci`), plus ``n_seeds``. FPS ratios against
+TFLite and against Band (``fps_vs_tflite``, ``fps_vs_band``) pair the seeds and carry a
+paired-bootstrap interval (:func:`~harness.reporting.stats.ratio_ci`). A group named
+``*_best`` (``groups`` in the config, e.g. ``band_best``) adds a row for its member with the
+highest mean FPS, whose name ``best_of`` gives; the members' own rows stay. A baseline the
+device could not run (``failed`` in the manifest: out of memory) keeps a row saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from harness.reporting.metrics import Metrics
+from harness.reporting.stats import Interval, mean_ci, ratio_ci
+
+#: the scenario metrics a summary carries (when a run has them)
+MEASURES = ("fps", "bound_fps", "bound_pct", "own_bound_fps", "latency_mean_ms",
+            "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "slo_pct", "dropped", "failed",
+            "unfinished", "subgraphs", "plan_subgraphs", "utilization", "mean_power_w",
+            "peak_power_w", "energy_per_frame_j", "frames_per_joule", "peak_temperature_c",
+            "time_to_throttle_s", "span_s", "frames")
+#: ratios of FPS: column -> the baseline in the denominator
+RATIOS = {"fps_vs_tflite": "tflite", "fps_vs_band": "band"}
+
+
+def _per_seed(scenario: pd.DataFrame, baseline: str, column: str) -> dict[int, float]:
+    rows = scenario[scenario["baseline"] == baseline]
+    return {int(s): float(v) for s, v in zip(rows["seed"], rows[column], strict=True)}
+
+
+def _put(row: dict[str, object], name: str, interval: Interval) -> None:
+    row[name], row[f"{name}_low"], row[f"{name}_high"] = (interval.mean, interval.low,
+                                                          interval.high)
+
+
+def _row(scenario: pd.DataFrame, baseline: str) -> dict[str, object]:
+    row: dict[str, object] = {"baseline": baseline}
+    fps = _per_seed(scenario, baseline, "fps")
+    row["n_seeds"], row["seeds"] = len(fps), ",".join(str(s) for s in sorted(fps))
+    for column in MEASURES:
+        if column in scenario.columns:
+            _put(row, column, mean_ci(list(_per_seed(scenario, baseline, column).values())))
+    for name, reference in RATIOS.items():
+        _put(row, name, ratio_ci(fps, _per_seed(scenario, reference, "fps")))
+    return row
+
+
+def with_slo_pct(scenario: pd.DataFrame) -> pd.DataFrame:
+    out = scenario.copy()
+    if "slo_satisfaction" in out.columns:
+        out["slo_pct"] = out["slo_satisfaction"] * 100
+    return out
+
+
+def aggregate(metrics: Metrics, groups: Mapping[str, Sequence[str]] | None = None,
+              failures: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per baseline (in run order), then one per ``*_best`` group present (over
+    members that ran), then one per baseline that ran on no seed (``failures``: baseline ->
+    why; ``failed_reason`` says it, ``n_seeds`` is 0). A baseline that failed on some seeds
+    only keeps ``failed_reason`` beside its other seeds' figures."""
+    scenario = with_slo_pct(metrics.scenario)
+    failures = dict(failures or {})
+    names = [str(b) for b in pd.unique(scenario["baseline"])] if not scenario.empty else []
+    rows = [_row(scenario, b) for b in names]
+    for row in rows:
+        if row["baseline"] in failures:
+            row["failed_reason"] = failures[str(row["baseline"])]
+    for group, members in (groups or {}).items():
+        present = [r for r in rows if r["baseline"] in members]
+        if group.endswith("_best") and present:
+            best = max(present, key=lambda r: _finite(r.get("fps")))
+            rows.append({**best, "baseline": group, "best_of": best["baseline"]})
+    rows += [{"baseline": b, "n_seeds": 0, "failed_reason": why}
+             for b, why in failures.items() if b not in names]
+    if not rows:
+        return pd.DataFrame(columns=["baseline", "n_seeds"])
+    return pd.DataFrame(rows)
+
+
+def failures_of(manifest: Mapping[str, object]) -> dict[str, str]:
+    """Baseline -> why it failed, for baselines with a failed seed (manifest ``runs``)."""
+    runs = manifest.get("runs")
+    out: dict[str, str] = {}
+    if not isinstance(runs, Mapping):
+        return out
+    for baseline, by_seed in runs.items():
+        if not isinstance(by_seed, Mapping):
+            continue
+        failed = {s: f["failed"] for s, f in by_seed.items()
+                  if isinstance(f, Mapping) and "failed" in f}
+        if failed:
+            seeds = ",".join(sorted(failed, key=int))
+            out[str(baseline)] = f"seed {seeds}: {next(iter(failed.values()))}"
+    return out
+
+
+def _finite(value: object) -> float:
+    number = float(value) if isinstance(value, int | float) else float("nan")
+    return number if number == number else float("-inf")

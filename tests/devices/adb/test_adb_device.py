@@ -58,5 +58,6 @@ class TestAdbDeviceContract(DeviceContract):
 
     def test_it_runs_whole_baselines_itself(self, device_under_test: DeviceUnderTest) -> None:
         device = device_under_test[0]
+        info = device.describe()
+        assert info.name == "FP-1 Loopback" and info.kind == "adb"
         assert isinstance(device, BaselineRunner) and device.runs_baseline("adms", None)
-        assert device.describe().name == "FP-1 Loopback" and device.describe().kind == "adb"

@@ -211,3 +211,28 @@ def test_bad_setups_end_before_measuring(override: str, setup: str, needles: lis
     message = run_in_process(args, phone, monkeypatch, *extra)
     assert all(n in message for n in needles), message
     assert journal_rows(tmp_path / "run" / "phone_runs.jsonl") == []
+
+
+def test_periodic_traffic_with_slos(args: list[str], phone: FakePhone, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Periodic frames become ``--run_frequency`` and Band's ``periodic`` mode with
+    ``period_ms``; the SLO multiplier becomes Band's ``slo_scale``."""
+    monkeypatch.setenv("FAKE_PHONE_ROOT", str(phone.root))
+    overrides = [a for a in args[3:] if not a.startswith("hydra.run.dir=")]
+    session.run([*overrides, "run=[tflite,band]", "scenario.arrival=periodic",
+                 "scenario.fps=40", "scenario.slo_multiplier=50"], tmp_path / "run")
+    run = load_run(tmp_path / "run")
+    tflite = run.phone_runs[run.phone_runs["baseline"] == "tflite"]
+    assert (tflite["run_frequency_hz"] == 40.0).all()
+    assert tflite["count"].between(20, 60).all()  # 40/s for 1 s, as the tool paced them
+    [metrics] = phone_scenario_metrics(run.phone_runs, run.sensors).to_dict("records")
+    assert metrics["fps"] == pytest.approx(40.0)
+    band = run.requests
+    assert (band["slo_ns"] > 0).all() and band["frame_id"].max() >= 20
+    config = run.manifest["runs"]["band"]["config"]
+    assert config["execution_mode"] == "periodic"
+    assert {m["period_ms"] for m in config["models"]} == {25}
+    assert {m["slo_scale"] for m in config["models"]} == {50.0}
+    per_model = run.phone_runs[run.phone_runs["baseline"] == "band"]
+    assert sorted(per_model["model"]) == sorted(band["model"].unique())
+    assert per_model["slo_satisfaction"].between(0, 1).all()

@@ -197,7 +197,8 @@ def run_periodic(engine: Engine, config: dict[str, Any], seconds: float,
         t.join()
 
 
-def log_results(config: dict[str, Any], results: dict[int, list[Job]]) -> None:
+def log_results(config: dict[str, Any], results: dict[int, list[Job]], slo_us: list[int]
+                ) -> None:
     """``Benchmark::LogResults``' summary."""
     common.log("--\t\t Band Benchmark Tool \t\t--")
     common.log(f"<Option>\n  [Execution mode] : {config['execution_mode']}\n"
@@ -213,6 +214,9 @@ def log_results(config: dict[str, Any], results: dict[int, list[Job]]) -> None:
                    f"  [Avg. FPS] : {1000 / avg_ms if avg_ms else 0:.6f}\n"
                    f"  [Total # requests] : {len(jobs)}\n"
                    f"  [Total # canceled requests] : {len(jobs) - len(done)}")
+        if key >= 0 and slo_us[key] > 0 and done:
+            met = sum(j.latency_us < slo_us[key] for j in done)
+            common.log(f"  [SLO Satisfactory Rate (%)] : {met / len(done) * 100:.6f}")
 
 
 def main(argv: list[str]) -> int:
@@ -239,7 +243,7 @@ def main(argv: list[str]) -> int:
         if common.fault("crash", names):
             common.log("ERROR: Benchmark failed: INTERNAL: Failed to invoke")
             return 255
-        log_results(config, results)
+        log_results(config, results, engine.slo_us)
         if config.get("log_path"):
             common.host_path(config["log_path"]).write_text(engine.tracer.dump())
     return 0

@@ -29,7 +29,7 @@ from devices.adb.config import AdbDeviceConf
 from devices.adb.draft import draft_yaml, slug
 from devices.adb.phone import connect
 from harness.config.compose import compose, to_object
-from harness.experiment.components import register
+from harness.experiment.components import device_class, register, typed
 from harness.seams.errors import UserError, run_cli
 
 
@@ -45,10 +45,12 @@ def compose_config(overrides: Sequence[str]) -> ProbeConf:
     register()
     ConfigStore.instance().store(name="probe_schema", node=ProbeConf)
     conf: ProbeConf = to_object(compose("probe", overrides), ProbeConf)
-    conf.device = to_object(conf.device, AdbDeviceConf) if not isinstance(
-        conf.device, AdbDeviceConf) else conf.device
-    if not isinstance(conf.device, AdbDeviceConf):
-        raise UserError("python -m harness.probe probes a phone: use an adb device config")
+    cls = device_class(conf.device)
+    if cls.kind != "adb":
+        raise UserError(f"python -m harness.probe probes a phone over adb; device "
+                        f"{getattr(conf.device, 'name', '?')!r} is a {cls.kind} device")
+    conf.device = typed(conf.device, cls)
+    assert isinstance(conf.device, AdbDeviceConf)
     return conf
 
 

@@ -2,8 +2,8 @@
 
 * the seams (``harness/seams/``) import nothing of the project above them;
 * nothing under ``harness/`` but the composition root (``harness/__main__.py``,
-  ``harness/analyze.py``, ``harness/experiment/``) imports ``devices``, ``baselines`` or
-  ``adms``: the harness never names a concrete device or policy;
+  ``harness/analyze.py``, ``harness/probe.py``, ``harness/experiment/``) imports
+  ``devices``, ``baselines`` or ``adms``: the harness never names a concrete device or policy;
 * ``baselines/`` imports nothing from ``adms/`` (the older system does not depend on the one
   under study; ADMS builds on Band, never the reverse);
 * ``devices/`` imports no policy (a device never decides what runs where);
@@ -23,7 +23,8 @@ import pytest
 from tests.fixtures.paths import REPO
 
 PACKAGES = ("harness", "devices", "baselines", "adms")
-COMPOSITION_ROOT = ("harness/__main__.py", "harness/analyze.py", "harness/experiment/")
+COMPOSITION_ROOT = ("harness/__main__.py", "harness/analyze.py", "harness/probe.py",
+                    "harness/experiment/")
 #: (modules under this prefix, top-level packages they must not import, except this prefix)
 RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("harness/seams/", ("harness", "devices", "baselines", "adms"), "harness.seams"),

@@ -1,32 +1,16 @@
-"""The ``adb`` device: a real phone over adb — NOT IMPLEMENTED YET.
+"""The ``adb`` device backend: real phones over adb (see :mod:`devices.adb.device`).
 
-Selecting it (``device=adb``) ends with one clear error. What it will do (``DESIGN.md``):
-probe the phone, push models by content hash, run the stock TFLite ``benchmark_model`` per
-delegate, sample sensors on the phone and measure power with a Monsoon.
+Modules, bottom up: :mod:`.config` (schema), :mod:`.transport` (adbutils: shell with timeouts
+and exit codes, push, pull, a lost phone), :mod:`.probe` and :mod:`.draft` (facts, a draft
+YAML), :mod:`.deploy` (push by content hash, ABI check), :mod:`.clock` (the run's clock),
+:mod:`.sensors` (the sampling loop on the phone), :mod:`.conditioning` (governors,
+cool-down), :mod:`.measure` (everything around a baseline's tools, power included),
+:mod:`.tflite_tool` / :mod:`.tflite_output` (``benchmark_model``'s flags and output),
+:mod:`.band_files` (Band's config and job log), :mod:`.tools` and :mod:`.rows` (tool
+processes and their rows), :mod:`.vanilla` and :mod:`.band_run` (the two baselines a phone
+runs), :mod:`.phone` (a connected, probed phone), :mod:`.device` (the device class).
 """
 
-from __future__ import annotations
-
-from typing import Any, ClassVar
-
-from devices.adb.config import AdbDeviceConf
-from harness.seams.device import DeviceContext
-from harness.seams.errors import NotImplementedYet
-
-
-class AdbDevice:
-    Conf: ClassVar[type] = AdbDeviceConf
-    kind: ClassVar[str] = "adb"
-    #: nothing to build until the backend exists
-    needs_model_files: ClassVar[bool] = False
-    default_seeds: ClassVar[int] = 3
-
-    @classmethod
-    def open(cls, conf: AdbDeviceConf, context: DeviceContext) -> Any:
-        raise NotImplementedYet(
-            "device backend 'adb' (real phones) is not implemented yet; use a twin "
-            "(device=k50pro|p20|mi6) or device=host"
-        )
-
+from devices.adb.device import AdbDevice
 
 __all__ = ["AdbDevice"]

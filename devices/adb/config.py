@@ -1,19 +1,167 @@
-"""The ``adb`` device's config schema (the backend is not implemented yet)."""
+"""The ``adb`` device's config schema: what ``conf/device/adb.yaml`` (or a drafted phone YAML)
+holds.
+
+A phone is reached through an adb server (:class:`AdbServerConf`) by its serial; it runs the
+user's own tool binaries (:class:`AdbToolsConf`: the stock TFLite ``benchmark_model`` and
+Band's ``band_benchmark``, pushed by content hash under ``remote_dir``); its processors are
+:class:`~devices.processors.ProcessorConf` with an ``adb:`` block saying how
+``benchmark_model`` and Band reach each one and which sensors belong to it
+(:class:`AdbProcessorBlock`); one sampling loop on the phone reads the sensors
+(:class:`AdbSensorsConf`); a power monitor on the host measures the whole phone
+(:class:`AdbPowerConf`). Hydra rejects unknown keys and wrong types at composition.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum
 
 from hydra.core.config_store import ConfigStore
 
+from devices.processors import ProcessorConf
 from harness.config.schema import DeviceConf
+
+
+class Delegate(Enum):
+    """How ``benchmark_model`` reaches a processor (its flags: :mod:`devices.adb.tflite_tool`)."""
+
+    #: TFLite's default CPU path (``--num_threads``; recent builds apply XNNPACK by default)
+    cpu = "cpu"
+    #: ``--use_xnnpack=true``
+    xnnpack = "xnnpack"
+    #: ``--use_gpu=true`` (OpenCL, else OpenGL ES)
+    gpu = "gpu"
+    #: ``--use_nnapi=true`` (with ``--nnapi_accelerator_name`` when one is named)
+    nnapi = "nnapi"
+    #: ``--use_hexagon=true`` (8-bit models on a Hexagon DSP)
+    hexagon = "hexagon"
+
+
+class PowerMonitorKind(Enum):
+    """Which power monitor measures the run (:mod:`devices.power`)."""
+
+    #: no monitor: power columns stay empty
+    none = "none"
+    #: a Monsoon HVPM powering the phone (the ``monsoon`` package over USB)
+    monsoon = "monsoon"
+    #: RAPL package counters of the machine running the harness: right only when that
+    #: machine is what is measured (an x86 Android device on it, or the tests' phone)
+    rapl = "rapl"
+
+
+@dataclass
+class AdbProcessorBlock:
+    # benchmark_model delegate: cpu | xnnpack | gpu | nnapi | hexagon
+    delegate: Delegate = Delegate.cpu
+    # interpreter threads (--num_threads; Band's worker num_threads)
+    threads: int = 1
+    # NNAPI accelerator (--nnapi_accelerator_name), e.g. "qti-dsp"; empty: NNAPI chooses
+    nnapi_accelerator: str = ""
+    # further benchmark_model flags for this processor, e.g. ["--gpu_precision_loss_allowed=false"]
+    extra_flags: list[str] = field(default_factory=list)
+    # Band worker device: CPU | GPU | DSP | NPU; empty: the processor's kind
+    band_device: str = ""
+    # Band worker cpu mask: ALL | LITTLE | BIG | PRIMARY
+    band_cpu_mask: str = "ALL"
+    # the thermal zone (its `type`) read as this processor's temperature; "auto": the first
+    # zone whose type contains the kind's name (cpu, gpu, npu, dsp); "": none
+    thermal_zone: str = "auto"
+    # cpufreq policies (numbers of /sys/devices/system/cpu/cpufreq/policyN) whose frequency and
+    # load are this processor's; null: every policy for a CPU, none otherwise
+    cpufreq_policies: list[int] | None = None
+
+
+@dataclass
+class AdbProcessorConf(ProcessorConf):
+    adb: AdbProcessorBlock = field(default_factory=AdbProcessorBlock)
+
+
+@dataclass
+class AdbServerConf:
+    # the adb server's host and port (a local server is started on that port if none answers)
+    host: str = "127.0.0.1"
+    port: int = 5037
+    # a short command (getprop, cat, ls), seconds
+    command_timeout_s: float = 20.0
+    # one push or pull, seconds
+    transfer_timeout_s: float = 300.0
+    # the on-device `timeout` sends TERM at the limit, then KILL this many seconds later
+    kill_after_s: float = 5.0
+    # a lost phone (offline, gone from the server): tries, and the first wait between them
+    # (doubling each time), seconds
+    retries: int = 3
+    backoff_s: float = 0.5
+
+
+@dataclass
+class AdbToolsConf:
+    # local path of the stock TFLite benchmark_model built for the phone's ABI (tensorflow
+    # lite/tools/benchmark; prebuilt "nightly" binaries exist for arm64 and armv7)
+    benchmark_model: str = ""
+    # local path of Band's band_benchmark (mrsnu/band @ 8600d49, built with --config=trace so
+    # that it writes its job log); empty: the band baseline cannot run on the phone
+    band_benchmark: str = ""
+    # seconds a tool may take beyond warm-up + duration (model init, GPU compilation, Band's
+    # profiling) before the phone's `timeout` kills it
+    grace_s: float = 120.0
+    # --report_peak_memory_footprint (a monitor thread inside the tool)
+    report_peak_memory: bool = True
+    # --enable_op_profiling: per-op times into the phone_ops table
+    enable_op_profiling: bool = False
+    # Band's profile_warmup_runs and profile_num_runs (online profiling before the run)
+    band_profile_warmup_runs: int = 3
+    band_profile_runs: int = 50
+
+
+@dataclass
+class AdbSensorsConf:
+    # the sampling loop's interval on the phone, ms
+    interval_ms: float = 100.0
+    # the GPU's current-frequency file; "auto": the first the probe finds (kgsl gpuclk,
+    # a devfreq cur_freq); "": none
+    gpu_frequency_path: str = "auto"
+    # the GPU's top frequency file (same rules)
+    gpu_max_frequency_path: str = "auto"
+    # Hz per unit of those files (1 for kgsl and devfreq, which count Hz)
+    gpu_frequency_unit_hz: float = 1.0
+    # pin every cpufreq policy to this governor for each baseline and restore it afterwards,
+    # e.g. "performance" (needs root: adb root); "": leave the governors alone
+    pin_governor: str = ""
+    # before each baseline, wait until every readable thermal zone is below this, °C; 0: no
+    cooldown_to_c: float = 0.0
+    # give up waiting after this long (the start temperature is recorded either way), seconds
+    cooldown_timeout_s: float = 600.0
+
+
+@dataclass
+class AdbPowerConf:
+    # none | monsoon | rapl
+    monitor: PowerMonitorKind = PowerMonitorKind.none
+    # the Monsoon's serial number; 0: the first one found
+    monsoon_serial: int = 0
+    # set the Monsoon's output voltage (V) before sampling; 0: leave it as it is
+    monsoon_voltage_v: float = 0.0
+    # the package providing HVPM and sampleEngine (the vendor's `Monsoon`, or a drop-in)
+    monsoon_driver: str = "Monsoon"
+    # samples are averaged over windows of this length into the sensors table, ms
+    window_ms: float = 50.0
+    # root under which RAPL's /sys/class/powercap is read
+    rapl_root: str = "/"
 
 
 @dataclass
 class AdbDeviceConf(DeviceConf):
     _target_: str = "devices.adb.AdbDevice"
-    # the phone's adb serial (empty: ANDROID_SERIAL, or the only phone attached)
+    # the phone's adb serial (a USB serial, or HOST:PORT for adb over TCP, connected with
+    # `adb connect` if needed); empty: ANDROID_SERIAL, else the only phone attached
     serial: str = ""
+    adb: AdbServerConf = field(default_factory=AdbServerConf)
+    # where files are pushed on the phone (each under a folder named by its content hash)
+    remote_dir: str = "/data/local/tmp/adms-harness"
+    tools: AdbToolsConf = field(default_factory=AdbToolsConf)
+    processors: list[AdbProcessorConf] = field(default_factory=list)
+    sensors: AdbSensorsConf = field(default_factory=AdbSensorsConf)
+    power: AdbPowerConf = field(default_factory=AdbPowerConf)
 
 
 def register() -> None:

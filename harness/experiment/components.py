@@ -96,13 +96,22 @@ def policy_class(name: str, baselines: Any) -> PolicyClass:
 def resolve(cfg: RunConf) -> RunConf:
     """The run with its device and every baseline typed by their classes' schemas, and every
     baseline named in ``run`` (directly or through a group) present: all checked before
-    anything runs."""
-    device = typed(cfg.device, device_class(cfg.device))
+    anything runs.
+
+    A device class may also check the run before it starts and fill in what only its
+    hardware knows, with a classmethod ``prepare_run(conf, run, baselines, dry_run) -> conf``
+    (a phone refuses baselines it cannot run and names itself after its probed model)."""
+    cls = device_class(cfg.device)
+    device = typed(cfg.device, cls)
     baselines = {name: typed(node, policy_class(name, cfg.baselines))
                  for name, node in cfg.baselines.items()}
     resolved = dataclasses.replace(cfg, device=device, baselines=baselines)
     for name in baselines_to_run(resolved):
         policy_class(name, baselines)
+    prepare = getattr(cls, "prepare_run", None)
+    if callable(prepare):
+        device = prepare(device, baselines_to_run(resolved), baselines, cfg.dry_run)
+        resolved = dataclasses.replace(resolved, device=device)
     return resolved
 
 

@@ -5,6 +5,13 @@ A run folder (``results/<device>/<timestamp>_<scenario>/``) holds:
 * ``requests.parquet``: one row per request (:data:`REQUEST_COLUMNS`);
 * ``subgraphs.parquet``: one row per executed subgraph (:data:`SUBGRAPH_COLUMNS`);
 * ``sensors.parquet``: one row per processor per sensor sample (:data:`SENSOR_COLUMNS`);
+* ``phone_runs.parquet``: one row per tool process a phone ran (:data:`PHONE_RUN_COLUMNS`):
+  what the stock ``benchmark_model`` or Band's ``band_benchmark`` *reported*, aggregates
+  only. ``benchmark_model`` prints statistics, not per-inference times, so a vanilla TFLite
+  run on a phone has rows here and none in ``requests``: no request row is ever made up from
+  an aggregate (:mod:`harness.reporting.phone` derives the scenario's columns from them);
+* ``phone_ops.parquet``: the per-op profile ``benchmark_model --enable_op_profiling`` prints
+  (:data:`PHONE_OP_COLUMNS`);
 * ``manifest.json``: what produced the run (config, versions, commit, device facts, seed).
 
 Every row is first appended to a line-buffered JSON-lines journal (``*.jsonl``), so a run
@@ -20,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -30,8 +37,9 @@ from harness.seams.errors import UserError
 from harness.seams.records import Completion, Request, SensorSample
 
 #: bump on any change of the columns below, and teach :func:`_migrate` the old layout
-#: (2: a ``seed`` column in every table; a run folder holds every seed of its run)
-SCHEMA_VERSION = 2
+#: (2: a ``seed`` column in every table; a run folder holds every seed of its run;
+#: 3: the phone tables, absent (empty) in older folders)
+SCHEMA_VERSION = 3
 
 #: column -> pandas dtype
 REQUEST_COLUMNS: dict[str, str] = {
@@ -80,10 +88,73 @@ SENSOR_COLUMNS: dict[str, str] = {
     "throttled": "boolean",
 }
 
+#: one row per tool process on a phone; times in µs as the tool reports them, NaN (or -1,
+#: "") where it reports nothing
+PHONE_RUN_COLUMNS: dict[str, str] = {
+    "baseline": "string",
+    "seed": "int64",
+    "tool": "string",  # benchmark_model | band_benchmark
+    "model": "string",  # "" for a summary over every model (Band's stream mode)
+    "processor": "string",  # the device config's processor ("" for Band: it places itself)
+    "delegate": "string",  # cpu | xnnpack | gpu | nnapi | hexagon, or band
+    # ok | failed (non-zero exit) | timeout (killed on the phone) | truncated (output cut
+    # before its final timings) | lost (the phone went away)
+    "status": "string",
+    "exit_code": "int64",  # -1: unknown (lost)
+    "start_ns": "int64",  # the process's start and end on the run's clock, -1 unknown
+    "end_ns": "int64",
+    "run_frequency_hz": "float64",  # --run_frequency (0: back to back)
+    "threads": "int64",
+    "init_us": "float64",  # model load and delegate preparation
+    "first_us": "float64",  # the first (warm-up) inference
+    "warmup_count": "float64",
+    "warmup_avg_us": "float64",
+    "count": "float64",  # inferences in the regular (measured) phase
+    "avg_us": "float64",
+    "std_us": "float64",
+    "min_us": "float64",
+    "max_us": "float64",
+    "p5_us": "float64",
+    "p50_us": "float64",
+    "p95_us": "float64",
+    "canceled": "float64",  # requests the tool dropped (Band: SLO violations)
+    "slo_satisfaction": "float64",  # share in [0, 1] the tool reports (Band), NaN otherwise
+    "init_memory_mb": "float64",
+    "overall_memory_mb": "float64",
+    "peak_memory_mb": "float64",
+    "delegate_name": "string",  # as the tool names it, e.g. TfLiteGpuDelegateV2
+    "delegated_nodes": "float64",  # "Replacing N out of M node(s)": N, M, partitions
+    "total_nodes": "float64",
+    "delegate_partitions": "float64",
+    "delegate_coverage": "string",  # full | partial | none | "" (no delegate line)
+    "command": "string",
+    "error": "string",  # the tool's last error line, or the harness's reason
+    "output": "string",  # the tool's output (its tail beyond 64 KB is dropped)
+}
+
+#: one row per op of ``benchmark_model --enable_op_profiling``'s Run Order table
+PHONE_OP_COLUMNS: dict[str, str] = {
+    "baseline": "string",
+    "seed": "int64",
+    "model": "string",
+    "processor": "string",
+    "order": "int64",
+    "node_type": "string",
+    "name": "string",
+    "first_ms": "float64",
+    "avg_ms": "float64",
+    "share_pct": "float64",
+    "cdf_pct": "float64",
+    "mem_kb": "float64",
+    "times_called": "int64",
+}
+
 TABLES: dict[str, dict[str, str]] = {
     "requests": REQUEST_COLUMNS,
     "subgraphs": SUBGRAPH_COLUMNS,
     "sensors": SENSOR_COLUMNS,
+    "phone_runs": PHONE_RUN_COLUMNS,
+    "phone_ops": PHONE_OP_COLUMNS,
 }
 
 
@@ -128,7 +199,7 @@ def read_journal(journal: Path, columns: Mapping[str, str]) -> pd.DataFrame:
 
 
 class RunRecorder:
-    """The three tables of one run folder."""
+    """The tables of one run folder."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -138,17 +209,16 @@ class RunRecorder:
                 f"results folder {str(folder)!r} already holds a run ({', '.join(taken)}); "
                 f"a run never appends to another: choose a new folder (hydra.run.dir=...)"
             )
-        self.requests = TableWriter(folder, "requests")
-        self.subgraphs = TableWriter(folder, "subgraphs")
-        self.sensors = TableWriter(folder, "sensors")
+        self._writers = {name: TableWriter(folder, name) for name in TABLES}
+        self.requests = self._writers["requests"]
+        self.subgraphs = self._writers["subgraphs"]
+        self.sensors = self._writers["sensors"]
 
     def append(self, table: str, row: Mapping[str, Any]) -> None:
         """One row of ``table`` (a :class:`~harness.seams.device.RowSink`)."""
+        if table not in self._writers:
+            raise KeyError(f"no table {table!r}; tables: {', '.join(self._writers)}")
         self._writers[table].append(row)
-
-    @property
-    def _writers(self) -> dict[str, TableWriter]:
-        return {"requests": self.requests, "subgraphs": self.subgraphs, "sensors": self.sensors}
 
     def close(self) -> None:
         for writer in self._writers.values():
@@ -168,6 +238,13 @@ class RunData:
     subgraphs: pd.DataFrame
     sensors: pd.DataFrame
     manifest: Mapping[str, Any]
+    #: what phone tools reported (empty for runs without a phone)
+    phone_runs: pd.DataFrame = field(default_factory=lambda: empty(PHONE_RUN_COLUMNS))
+    phone_ops: pd.DataFrame = field(default_factory=lambda: empty(PHONE_OP_COLUMNS))
+
+
+def empty(columns: Mapping[str, str]) -> pd.DataFrame:
+    return pd.DataFrame(columns=list(columns)).astype(dict(columns))
 
 
 def load_run(folder: str | Path) -> RunData:
@@ -178,19 +255,23 @@ def load_run(folder: str | Path) -> RunData:
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     version = manifest.get("schema_version", SCHEMA_VERSION)
     frames = {name: _migrate(_load_table(folder, name, version), manifest) for name in TABLES}
-    return RunData(folder, frames["requests"], frames["subgraphs"], frames["sensors"], manifest)
+    return RunData(folder, frames["requests"], frames["subgraphs"], frames["sensors"], manifest,
+                   frames["phone_runs"], frames["phone_ops"])
 
 
 def _load_table(folder: Path, name: str, version: int) -> pd.DataFrame:
     parquet = folder / f"{name}.parquet"
     if parquet.exists():
         return pd.read_parquet(parquet)
+    if name.startswith("phone_") and not (folder / f"{name}.jsonl").exists():
+        return empty(TABLES[name])  # an older folder, or a run without a phone
     columns = {c: t for c, t in TABLES[name].items() if version > 1 or c != "seed"}
     return journal_to_parquet(folder / f"{name}.jsonl", parquet, columns)
 
 
 def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
-    """Schema 1 (one seed per folder, no ``seed`` column) -> 2: the manifest's seed."""
+    """Schema 1 (one seed per folder, no ``seed`` column) -> 2: the manifest's seed;
+    2 -> 3: nothing to do (the phone tables, absent there, read as empty)."""
     version = manifest.get("schema_version", SCHEMA_VERSION)
     if version == 1 and "seed" not in frame.columns:
         seed = manifest.get("seed", 0)
@@ -198,7 +279,7 @@ def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
         frame.insert(1, "seed", pd.Series([int(seed)] * len(frame), dtype="int64",
                                           index=frame.index))
         return frame
-    if version != SCHEMA_VERSION:
+    if version not in (1, 2, SCHEMA_VERSION):
         raise ValueError(f"results schema {version} is not readable by schema {SCHEMA_VERSION}")
     return frame
 

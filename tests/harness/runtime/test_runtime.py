@@ -14,7 +14,8 @@ Three kinds of test, from small to large:
   real results folder, then checks on the recorded rows: one subgraph at a time per
   processor; a request's subgraphs run in unit order, one after another; an ``ok`` request
   covers its plan's units exactly once; arrival <= start <= end; warm-up flags.
-* **Bad input** to :mod:`harness.experiment`: an unknown model, the unimplemented adb backend.
+* **Bad input** to :mod:`harness.experiment`: an unknown model, ADMS asked of a phone, a phone
+  behind no adb server.
 * **One load.** The device loads only the plans it runs, SLO base or not.
 """
 
@@ -36,15 +37,14 @@ from baselines.tflite import TfliteConf, TflitePolicy
 from devices.twin import TwinDevice
 from devices.twin.config import TwinDeviceConf, TwinProcessorConf
 from harness.config.schema import Arrival, RunConf, ScenarioConf
-from harness.experiment.baseline import device_context, run_baseline, seeds
-from harness.experiment.components import open_device
+from harness.experiment.baseline import run_baseline
 from harness.experiment.session import scenario_models
 from harness.reporting.store import RunData, RunRecorder
 from harness.runtime.core import JobRecord, Runtime
 from harness.runtime.driver import Driver
 from harness.runtime.sensors import SensorCache
 from harness.runtime.traffic import Traffic
-from harness.seams.errors import NotImplementedYet, UserError
+from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, ProcessorKind, Subgraph
 from harness.seams.policy import Policy
@@ -369,22 +369,17 @@ def test_unknown_model_is_a_user_error() -> None:
         scenario_models(cfg)
 
 
-def test_adb_backend_is_not_implemented_yet() -> None:
-    cfg = compose_run("scenario=single", "device=adb")
-    models = scenario_models(cfg)
-    with pytest.raises(NotImplementedYet, match=r"'adb' \(real phones\) is not implemented yet"):
-        open_device(cfg.device, device_context(cfg, models, seeds(0)))
-    assert issubclass(NotImplementedYet, UserError)
+def test_a_phone_refuses_adms_before_anything_runs() -> None:
+    """ADMS needs an on-device executor: composing such a run fails, naming the twin."""
+    with pytest.raises(UserError, match=r"'adms' \(ADMS\) cannot run on a phone.*twin"):
+        compose_run("scenario=single", "device=adb")
 
 
-def test_adb_backend_without_built_models_says_not_implemented(tmp_path: Path) -> None:
-    cfg = compose_run("device=adb", f"zoo_cache={tmp_path / 'empty'}", *SHORT)
-    recorder = RunRecorder(tmp_path / "run")
-    try:
-        with pytest.raises(NotImplementedYet):
-            run_baseline(cfg, "tflite", scenario_models(cfg), recorder, lambda _ns: None, None)
-    finally:
-        recorder.close()
+def test_a_phone_behind_no_adb_server_is_a_user_error() -> None:
+    """The adb backend end to end is in tests/devices/adb; here only: no server, one error."""
+    with pytest.raises(UserError, match=r"no adb server answers at 127\.0\.0\.2:1"):
+        compose_run("device=adb", "run=[tflite]", "device.adb.host=127.0.0.2",
+                    "device.adb.port=1")
 
 
 def test_the_device_loads_only_the_baselines_own_plans(

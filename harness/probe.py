@@ -1,0 +1,98 @@
+"""``python -m harness.probe``: what a phone over adb says of itself, and a draft device YAML.
+
+    python -m harness.probe device.serial=SERIAL
+    python -m harness.probe device.serial=127.0.0.1:5600 device.adb.port=5038 out=my.yaml
+
+It connects as a ``device=adb`` run does (``conf/probe.yaml`` composes ``conf/device/adb.yaml``:
+server, serial, timeouts), reads the phone's facts in one shell call
+(:mod:`devices.adb.probe`: model, SoC, ABI, API level, CPU clusters with frequency tables,
+thermal zones with types, GPU clock files, the delegates it can offer), prints them, writes
+a draft device YAML (:mod:`devices.adb.draft`) to ``out`` (default
+``results/probe/<model>.yaml``) and the facts as JSON beside it. Bad input and an absent
+phone end with one ``error:`` line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+from rich.console import Console
+
+from devices.adb.config import AdbDeviceConf
+from devices.adb.draft import draft_yaml, slug
+from devices.adb.phone import connect
+from harness.config.compose import compose, to_object
+from harness.experiment.components import device_class, register, typed
+from harness.seams.errors import UserError, run_cli
+
+
+@dataclass
+class ProbeConf:
+    # the phone to probe (conf/device/adb.yaml, or a drafted phone YAML)
+    device: Any = MISSING
+    # where the draft YAML goes; empty: results/probe/<model>.yaml
+    out: str = ""
+
+
+def compose_config(overrides: Sequence[str]) -> ProbeConf:
+    register()
+    ConfigStore.instance().store(name="probe_schema", node=ProbeConf)
+    conf: ProbeConf = to_object(compose("probe", overrides), ProbeConf)
+    cls = device_class(conf.device)
+    if cls.kind != "adb":
+        raise UserError(f"python -m harness.probe probes a phone over adb; device "
+                        f"{getattr(conf.device, 'name', '?')!r} is a {cls.kind} device")
+    conf.device = typed(conf.device, cls)
+    assert isinstance(conf.device, AdbDeviceConf)
+    return conf
+
+
+def _temperature(value: float | None) -> str:
+    return "unreadable" if value is None else f"{value:g}"
+
+
+def summary(facts: dict[str, Any]) -> list[str]:
+    clusters = "; ".join(f"policy{c['policy']} cpus {c['cpus']} {c['min_khz']}-{c['max_khz']}"
+                         f" kHz ({len(c['freqs_khz'])} steps, {c['governor']})"
+                         for c in facts["cpu_clusters"])
+    zones = ", ".join(f"{z['type']}={_temperature(z['temperature_c'])}"
+                      for z in facts["thermal_zones"])
+    return [f"model: {facts['model']}", f"SoC: {facts['soc']}", f"ABI: {facts['abi']}",
+            f"API level: {facts['api_level']}", f"CPU clusters: {clusters or 'none'}",
+            f"thermal zones: {zones or 'none'}",
+            f"GPU clock files: {', '.join(facts['gpu_frequency_files']) or 'none'}",
+            f"delegates: {', '.join(facts['delegates'])}"]
+
+
+def run(overrides: Sequence[str], console: Console | None = None) -> Path:
+    console = console or Console()
+    conf = compose_config(overrides)
+    phone = connect(conf.device)
+    facts = phone.facts.manifest()
+    out = Path(conf.out or f"results/probe/{slug(phone.facts.model)}.yaml")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(draft_yaml(phone.facts, phone.serial))
+    out.with_suffix(".json").write_text(json.dumps(facts, indent=2, sort_keys=True) + "\n")
+    for line in [f"phone {phone.serial}", *summary(facts)]:
+        console.print(line, highlight=False)
+    console.print(f"draft device YAML: {out}", highlight=False)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        return
+    run_cli(lambda: run(args))
+
+
+if __name__ == "__main__":
+    main()

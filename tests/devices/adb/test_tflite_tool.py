@@ -1,0 +1,81 @@
+"""``benchmark_model``'s command line per processor and traffic, and the rows its output
+becomes (:mod:`devices.adb.tflite_tool`, :mod:`devices.adb.rows`)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from devices.adb.config import AdbProcessorBlock, AdbToolsConf, Delegate
+from devices.adb.rows import ToolRun, benchmark_row, op_rows, status_of
+from devices.adb.tflite_output import parse_benchmark_output
+from devices.adb.tflite_tool import Timing, benchmark_flags, marker_ns, timing_for, tool_command
+from devices.adb.transport import ShellResult
+from harness.config.schema import Arrival, ScenarioConf
+from harness.seams.errors import UserError
+from tests.devices.adb.test_tflite_output import MODERN, OP_PROFILE
+
+
+def test_flags_per_delegate_and_traffic() -> None:
+    nnapi = AdbProcessorBlock(delegate=Delegate.nnapi, threads=2, nnapi_accelerator="qti-dsp",
+                              extra_flags=["--nnapi_allow_fp16=true"])
+    tools = AdbToolsConf(report_peak_memory=True, enable_op_profiling=True)
+    flags = benchmark_flags("/d/m.tflite", nnapi, Timing(1.5, 10.0, 30.0), tools)
+    assert flags == ["--graph=/d/m.tflite", "--num_threads=2", "--warmup_runs=1",
+                     "--warmup_min_secs=1.5", "--num_runs=1", "--min_secs=10",
+                     "--max_secs=10", "--run_frequency=30", "--use_nnapi=true",
+                     "--nnapi_accelerator_name=qti-dsp", "--report_peak_memory_footprint=true",
+                     "--enable_op_profiling=true", "--nnapi_allow_fp16=true"]
+    gpu = benchmark_flags("g", AdbProcessorBlock(delegate=Delegate.gpu), Timing(0, 1),
+                          AdbToolsConf(report_peak_memory=False))
+    assert "--use_gpu=true" in gpu and not any("run_frequency" in f for f in gpu)
+    assert "--use_hexagon=true" in benchmark_flags(
+        "g", AdbProcessorBlock(delegate=Delegate.hexagon), Timing(0, 1), AdbToolsConf())
+
+
+def test_timing_from_the_scenario() -> None:
+    periodic = ScenarioConf(name="s", models=["m"], arrival=Arrival.periodic, fps=20.0,
+                            duration_s=5.0, warmup_s=1.0)
+    assert timing_for(periodic) == Timing(1.0, 5.0, 20.0)
+    frames = ScenarioConf(name="s", models=["m"], arrival=Arrival.frames, fps=20.0)
+    assert timing_for(frames).run_frequency_hz == 0.0
+    with pytest.raises(UserError, match="Poisson"):
+        timing_for(ScenarioConf(name="s", models=["m"], arrival=Arrival.poisson))
+
+
+def test_the_command_marks_start_and_end_on_the_phone() -> None:
+    command = tool_command("/d/bm", ["--graph=/d/a b.tflite"], "/d")
+    assert command.startswith("cd /d && echo @@t0 $(date +%s%N); /d/bm '--graph=/d/a b.tflite';")
+    assert command.endswith("rc=$?; echo @@t1 $(date +%s%N); exit $rc")
+    assert marker_ns("x\n@@t0 1700000000123456789\n", "@@t0") == 1700000000123456789
+    assert marker_ns("@@t0 %N\n", "@@t0") is None
+
+
+def run_with(output: str, code: int) -> ToolRun:
+    run = ToolRun("benchmark_model", "m", "gpu", "gpu", "cmd", 1, 0.0)
+    run.result = ShellResult(code, output, "")
+    return run
+
+
+def test_a_row_holds_what_the_tool_reported_and_nothing_more() -> None:
+    run = run_with(OP_PROFILE, 0)
+    report = parse_benchmark_output(run.output)
+    row = benchmark_row("tflite", 2, run, report)
+    assert (row["status"], row["count"], row["avg_us"], row["p50_us"], row["init_us"]) == (
+        "ok", 50.0, 899641.0, 899281.0, 614333.0)
+    assert (row["delegated_nodes"], row["total_nodes"], row["delegate_coverage"]) == (
+        63.0, 66.0, "partial")
+    assert math.isnan(row["canceled"]) and math.isnan(row["slo_satisfaction"])
+    assert [(r["order"], r["node_type"]) for r in op_rows("tflite", 2, run, report)] == [
+        (0, "TfLiteGpuDelegateV2"), (1, "RESHAPE")]
+
+
+@pytest.mark.parametrize(("output", "code", "status"), [
+    (MODERN, 0, "ok"), (MODERN[:400], 0, "truncated"), (MODERN, 1, "failed"),
+    (MODERN[:400], 124, "timeout"), (MODERN[:400], 137, "timeout")])
+def test_how_a_tool_ended(output: str, code: int, status: str) -> None:
+    run = run_with(output, code)
+    assert status_of(run, parse_benchmark_output(output).complete) == status
+    lost = ToolRun("benchmark_model", "m", "gpu", "gpu", "cmd", lost=True)
+    assert status_of(lost, False) == "lost"

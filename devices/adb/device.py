@@ -69,6 +69,8 @@ class AdbDevice:
     Conf: ClassVar[type] = AdbDeviceConf
     kind: ClassVar[str] = "adb"
     needs_model_files: ClassVar[bool] = True
+    #: a phone's repetitions take real minutes
+    default_seeds: ClassVar[int] = 3
 
     def __init__(self, conf: AdbDeviceConf, paths: Mapping[str, Path]) -> None:
         if not conf.processors:
@@ -121,6 +123,13 @@ class AdbDevice:
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         raise UserError(NO_EXECUTOR)
+
+    def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        raise UserError(NO_EXECUTOR)
+
+    def decision_ns(self, work: int) -> int:
+        """A phone's decisions take the real time they take."""
+        return 0
 
     def start_clock(self) -> WallClock:
         return WallClock()

@@ -96,12 +96,29 @@ def _per_seed(run: RunData, table: Callable[[pd.DataFrame, pd.DataFrame, pd.Data
 def compute(run: RunData, span: Span | None = None) -> Metrics:
     """Every metric of a run folder's tables, seed by seed (with the manifest's bounds and
     plan sizes, :func:`with_manifest_facts`)."""
-    scenario = _per_seed(run, lambda r, sub, sens: scenario_metrics(r, sub, sens, span))
+    scenario = _with_phone_runs(
+        _per_seed(run, lambda r, sub, sens: scenario_metrics(r, sub, sens, span)), run)
     return Metrics(
         with_manifest_facts(scenario, run.manifest),
         _per_seed(run, lambda r, sub, sens: model_metrics(r, span)),
         _per_seed(run, lambda r, sub, sens: processor_metrics(r, sub, sens, span)),
     )
+
+
+def _with_phone_runs(scenario: pd.DataFrame, run: RunData) -> pd.DataFrame:
+    """Baselines a phone's tools ran without request rows (``benchmark_model``) get their
+    scenario rows from the tools' aggregates (:mod:`harness.reporting.phone`)."""
+    phone_runs = getattr(run, "phone_runs", None)
+    if phone_runs is None or phone_runs.empty:
+        return scenario
+    from harness.reporting.phone import phone_scenario_metrics  # it builds on this module
+
+    have = set(scenario["baseline"]) if not scenario.empty else set()
+    extra = phone_scenario_metrics(phone_runs, run.sensors)
+    extra = extra[~extra["baseline"].isin(have)]
+    if extra.empty:
+        return scenario
+    return extra if scenario.empty else pd.concat([scenario, extra], ignore_index=True)
 
 
 def with_manifest_facts(scenario: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:

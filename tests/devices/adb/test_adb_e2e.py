@@ -48,7 +48,8 @@ def harness_args(server: AdbServer, serial: str, tools: dict[str, Path], zoo: Pa
             "device.tools.band_profile_runs=2", "device.processors.0.adb.threads=1",
             "device.power.monitor=monsoon", f"device.power.monsoon_driver={MONSOON}",
             "scenario=frs", "scenario.duration_s=1", "scenario.warmup_s=0.5",
-            f"zoo_cache={zoo}", f"hydra.run.dir={run_dir}", "plots=false", *extra]
+            f"zoo_cache={zoo}", f"hydra.run.dir={run_dir}", "plots=false", "seed.count=1",
+            *extra]
 
 
 def env_for(server: AdbServer, phone: FakePhone) -> dict[str, str]:
@@ -69,17 +70,19 @@ def args(adb_server: AdbServer, adbd: Adbd, tools: dict[str, Path], zoo_dir: Pat
 
 def test_tflite_and_band_on_the_phone(args: list[str], adb_server: AdbServer,
                                       phone: FakePhone, tmp_path: Path) -> None:
-    proc = run_harness(adb_server, phone, [*args, "run=[tflite,band]"])
+    proc = run_harness(adb_server, phone, [*args, "run=[tflite,band]", "seed.count=2"])
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = " ".join(proc.stdout.split())  # rich wraps the title
     assert "ADB = PHONE over adb (real measurements) · device FP-1 Loopback" in printed
     assert "K50" not in printed and "band" in printed
     run = load_run(tmp_path / "run")
     assert run.manifest["status"] == "finished" and run.manifest["device_kind"] == "adb"
-    facts = run.manifest["runs"]["tflite"]["device"]["facts"]
+    assert set(run.manifest["runs"]["tflite"]) == {"0", "1"}  # two seeds, each its facts
+    facts = run.manifest["runs"]["tflite"]["1"]["device"]["facts"]
     assert facts["model"] == "FP-1 Loopback" and facts["soc"] == "FakeSilicon FS8000"
     tflite = run.phone_runs[run.phone_runs["baseline"] == "tflite"]
-    assert sorted(tflite["model"]) == ["arcface_mobilenet", "arcface_resnet50", "retinaface"]
+    assert sorted(tflite["model"]) == sorted(["arcface_mobilenet", "arcface_resnet50",
+                                              "retinaface"] * 2)  # per seed
     assert (tflite["status"] == "ok").all() and (tflite["count"] > 0).all()
     assert (tflite["delegate"] == "gpu").all() and tflite["delegated_nodes"].notna().all()
     assert (tflite["start_ns"] >= 0).all() and (tflite["end_ns"] > tflite["start_ns"]).all()
@@ -89,9 +92,13 @@ def test_tflite_and_band_on_the_phone(args: list[str], adb_server: AdbServer,
     assert set(band["model"]) == {"arcface_mobilenet", "arcface_resnet50", "retinaface"}
     assert len(run.subgraphs) >= len(band)
     check_sensors(run.sensors)
-    [metrics] = phone_scenario_metrics(run.phone_runs, run.sensors).to_dict("records")
-    assert metrics["fps"] > 0 and metrics["energy_per_frame_j"] > 0
-    assert (tmp_path / "run" / "summary.csv").exists()
+    per_seed = phone_scenario_metrics(run.phone_runs, run.sensors)
+    tflite_rows = per_seed[per_seed["baseline"] == "tflite"]
+    assert sorted(tflite_rows["seed"]) == [0, 1]
+    assert (tflite_rows["fps"] > 0).all() and (tflite_rows["energy_per_frame_j"] > 0).all()
+    summary = pd.read_csv(tmp_path / "run" / "summary.csv").set_index("baseline")
+    assert summary.loc["tflite", "n_seeds"] == 2 and summary.loc["tflite", "fps"] > 0
+    assert "│ tflite" in proc.stdout  # the table lists the phone's vanilla run
 
 
 def check_sensors(sensors: pd.DataFrame) -> None:
@@ -229,7 +236,7 @@ def test_periodic_traffic_with_slos(args: list[str], phone: FakePhone, tmp_path:
     assert metrics["fps"] == pytest.approx(40.0)
     band = run.requests
     assert (band["slo_ns"] > 0).all() and band["frame_id"].max() >= 20
-    config = run.manifest["runs"]["band"]["config"]
+    config = run.manifest["runs"]["band"]["0"]["config"]
     assert config["execution_mode"] == "periodic"
     assert {m["period_ms"] for m in config["models"]} == {25}
     assert {m["slo_scale"] for m in config["models"]} == {50.0}

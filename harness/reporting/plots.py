@@ -1,6 +1,7 @@
 """Plots of a run, written as PNG files into its folder.
 
-* ``fps.png``: FPS per baseline, with the paper's Figure 8 bars beside ours where known;
+* ``fps.png``: FPS per baseline, with the paper's Figure 8 bars beside ours where known, the
+  run's LP bound (dashed) and each baseline's own-plan bound (red ticks);
 * ``latency_cdf.png``: latency CDF of finished requests, one panel per model;
 * ``thermal.png``: temperature and frequency over time per processor, one column per baseline
   (the paper's Figure 12);
@@ -41,7 +42,7 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _save(fig: Figure, identity: RunIdentity, title: str, path: Path) -> Path:
-    fig.suptitle(f"{title}: {identity.kind.upper()} = {identity.kind_meaning}", fontsize=11)
+    fig.suptitle(f"{title}\n{identity.kind.upper()} = {identity.kind_meaning}", fontsize=10)
     fig.text(0.01, 0.005, identity.short(), fontsize=7, color="0.35", va="bottom")
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     fig.savefig(path)
@@ -63,15 +64,31 @@ def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
                            "fps": [v for b, v in ref.items() if b in order],
                            "source": "paper (Fig. 8)"})
     data = pd.concat([ours[["baseline", "fps", "source"]], theirs], ignore_index=True)
-    fig = _figure(max(6.0, 1.1 * len(order)), 4)
+    fig = _figure(max(7.0, 1.1 * len(order)), 5)
     ax = fig.subplots()
     sns.barplot(data=data, x="baseline", y="fps", hue="source", ax=ax, order=order,
                 errorbar=("ci", 95), capsize=0.1)
     sns.stripplot(data=ours, x="baseline", y="fps", order=order, color="black", size=3,
                   ax=ax, dodge=False, jitter=0.15)
+    _bounds(ax, per_seed, order)
     ax.set_ylabel("frames per second (every model finished)")
     ax.tick_params(axis="x", labelrotation=30)
-    return _save(fig, identity, "FPS by baseline (mean, 95% CI over seeds; dots: seeds)", path)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
+    return _save(fig, identity, "FPS (mean, 95% CI over seeds; dots: seeds)", path)
+
+
+def _bounds(ax: object, per_seed: pd.DataFrame, order: list[str]) -> None:
+    """The run's LP bound as a dashed line, each baseline's own-plan bound as a tick."""
+    if "bound_fps" in per_seed.columns and per_seed["bound_fps"].notna().any():
+        bound = float(per_seed["bound_fps"].mean())
+        ax.axhline(bound, linestyle="--", color="0.3",  # type: ignore[attr-defined]
+                   label=f"LP bound, every plan of the run ({bound:.1f})")
+        ax.set_ylim(0, bound * 1.08)  # type: ignore[attr-defined]
+    if "own_bound_fps" in per_seed.columns and per_seed["own_bound_fps"].notna().any():
+        own = per_seed.groupby("baseline", sort=False)["own_bound_fps"].mean()
+        xs = [k for k, b in enumerate(order) if b in own.index and own[b] == own[b]]
+        ax.scatter(xs, [own[order[k]] for k in xs], marker="_", s=500,  # type: ignore[attr-defined]
+                   color="tab:red", zorder=5, label="LP bound of its own plans")
 
 
 def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from rich.table import Table
 from harness.reporting import paper
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.store import RunData
-from harness.reporting.summary import aggregate, failures_of, with_slo_pct
+from harness.reporting.summary import aggregate, failed_seeds_of, failures_of, with_slo_pct
 
 KIND_MEANING = {
     "twin": "SIMULATION (digital twin)",
@@ -172,10 +172,11 @@ def _paper_ratio(identity: RunIdentity, baseline: str) -> float:
 
 def comparison(metrics: Metrics, identity: RunIdentity,
                groups: Mapping[str, list[str]] | None = None,
-               failures: Mapping[str, str] | None = None) -> pd.DataFrame:
+               failures: Mapping[str, str] | None = None,
+               failed_seeds: Mapping[str, Collection[int]] | None = None) -> pd.DataFrame:
     """One row per baseline over seeds (:func:`~harness.reporting.summary.aggregate`) plus
     the paper's FPS and its ratio over TFLite."""
-    table = aggregate(metrics, groups, failures)
+    table = aggregate(metrics, groups, failures, failed_seeds)
     if table.empty:
         return pd.DataFrame(columns=list(COLUMNS))
     ref = paper.fig8_fps(identity.device, identity.paper_scenario)
@@ -188,7 +189,8 @@ def report_table(run: RunData) -> tuple[pd.DataFrame, RunIdentity]:
     """The comparison of a loaded run, and who produced it."""
     identity = run_identity(run.manifest)
     groups = run.manifest.get("groups") or {}
-    return comparison(compute(run), identity, groups, failures_of(run.manifest)), identity
+    return comparison(compute(run), identity, groups, failures_of(run.manifest),
+                      failed_seeds_of(run.manifest)), identity
 
 
 def fmt(value: Any, spec: str) -> str:
@@ -231,7 +233,9 @@ def notes(table: pd.DataFrame) -> list[str]:
     if "failed_reason" in table.columns:
         for row in table.to_dict("records"):
             if isinstance(row.get("failed_reason"), str) and not row.get("best_of"):
-                lines.append(f"{row['baseline']} failed: {row['failed_reason']}")
+                rest = (" (its figures: the seeds that completed)"
+                        if (row.get("n_seeds") or 0) > 0 else "")
+                lines.append(f"{row['baseline']} failed: {row['failed_reason']}{rest}")
     return lines
 
 
@@ -306,5 +310,8 @@ def summary_csv(run: RunData, path: Path | None = None) -> Path:
     path = path or run.folder / "summary.csv"
     _identified(table, identity).to_csv(path, index=False)
     per_seed = with_slo_pct(compute(run).scenario)
+    failed = failed_seeds_of(run.manifest)
+    per_seed["run_failed"] = [int(s) in failed.get(str(b), ()) for b, s in
+                              zip(per_seed["baseline"], per_seed["seed"], strict=True)]
     _identified(per_seed, identity).to_csv(path.with_name("summary_seeds.csv"), index=False)
     return path

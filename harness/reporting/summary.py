@@ -8,11 +8,15 @@ paired-bootstrap interval (:func:`~harness.reporting.stats.ratio_ci`). A group n
 ``*_best`` (``groups`` in the config, e.g. ``band_best``) adds a row for its member with the
 highest mean FPS, whose name ``best_of`` gives; the members' own rows stay. A baseline the
 device could not run (``failed`` in the manifest: out of memory) keeps a row saying why.
+
+A seed that failed (the run stopped at the failure) is no measurement: its partial figures
+are left out of every mean and interval (``n_failed`` counts them), and a member with a failed
+seed never wins a ``*_best`` group, since it could not run the scenario through.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import pandas as pd
 
@@ -58,46 +62,71 @@ def with_slo_pct(scenario: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def without_failed(scenario: pd.DataFrame,
+                   failed_seeds: Mapping[str, Collection[int]]) -> pd.DataFrame:
+    """The scenario rows of seeds that completed: a failed seed's figures cover only the
+    time before it failed."""
+    if scenario.empty or not failed_seeds:
+        return scenario
+    failed = [int(s) in failed_seeds.get(str(b), ()) for b, s in
+              zip(scenario["baseline"], scenario["seed"], strict=True)]
+    return scenario[~pd.Series(failed, index=scenario.index)]
+
+
 def aggregate(metrics: Metrics, groups: Mapping[str, Sequence[str]] | None = None,
-              failures: Mapping[str, str] | None = None) -> pd.DataFrame:
+              failures: Mapping[str, str] | None = None,
+              failed_seeds: Mapping[str, Collection[int]] | None = None) -> pd.DataFrame:
     """One row per baseline (in run order), then one per ``*_best`` group present (over
-    members that ran), then one per baseline that ran on no seed (``failures``: baseline ->
-    why; ``failed_reason`` says it, ``n_seeds`` is 0). A baseline that failed on some seeds
-    only keeps ``failed_reason`` beside its other seeds' figures."""
-    scenario = with_slo_pct(metrics.scenario)
+    members that completed every seed), then one per baseline that completed no seed
+    (``failures``: baseline -> why; ``failed_reason`` says it, ``n_seeds`` is 0). A baseline
+    that failed on some seeds only keeps ``failed_reason`` beside its other seeds' figures;
+    ``failed_seeds`` (baseline -> seeds) says which seeds to leave out."""
+    failed_seeds = dict(failed_seeds or {})
+    scenario = without_failed(with_slo_pct(metrics.scenario), failed_seeds)
     failures = dict(failures or {})
     names = [str(b) for b in pd.unique(scenario["baseline"])] if not scenario.empty else []
     rows = [_row(scenario, b) for b in names]
     for row in rows:
+        row["n_failed"] = len(failed_seeds.get(str(row["baseline"]), ()))
         if row["baseline"] in failures:
             row["failed_reason"] = failures[str(row["baseline"])]
     for group, members in (groups or {}).items():
-        present = [r for r in rows if r["baseline"] in members]
+        present = [r for r in rows if r["baseline"] in members and r["baseline"] not in failures]
         if group.endswith("_best") and present:
             best = max(present, key=lambda r: _finite(r.get("fps")))
             rows.append({**best, "baseline": group, "best_of": best["baseline"]})
-    rows += [{"baseline": b, "n_seeds": 0, "failed_reason": why}
-             for b, why in failures.items() if b not in names]
+    rows += [{"baseline": b, "n_seeds": 0, "n_failed": len(failed_seeds.get(b, ())),
+              "failed_reason": why} for b, why in failures.items() if b not in names]
     if not rows:
         return pd.DataFrame(columns=["baseline", "n_seeds"])
     return pd.DataFrame(rows)
 
 
-def failures_of(manifest: Mapping[str, object]) -> dict[str, str]:
-    """Baseline -> why it failed, for baselines with a failed seed (manifest ``runs``)."""
+def _failed_runs(manifest: Mapping[str, object]) -> dict[str, dict[int, str]]:
+    """Baseline -> {seed: why} for every failed seed (manifest ``runs``)."""
     runs = manifest.get("runs")
-    out: dict[str, str] = {}
+    out: dict[str, dict[int, str]] = {}
     if not isinstance(runs, Mapping):
         return out
     for baseline, by_seed in runs.items():
         if not isinstance(by_seed, Mapping):
             continue
-        failed = {s: f["failed"] for s, f in by_seed.items()
+        failed = {int(s): str(f["failed"]) for s, f in by_seed.items()
                   if isinstance(f, Mapping) and "failed" in f}
         if failed:
-            seeds = ",".join(sorted(failed, key=int))
-            out[str(baseline)] = f"seed {seeds}: {next(iter(failed.values()))}"
+            out[str(baseline)] = dict(sorted(failed.items()))
     return out
+
+
+def failures_of(manifest: Mapping[str, object]) -> dict[str, str]:
+    """Baseline -> why it failed, for baselines with a failed seed (manifest ``runs``)."""
+    return {b: f"seed {','.join(str(s) for s in by_seed)}: {next(iter(by_seed.values()))}"
+            for b, by_seed in _failed_runs(manifest).items()}
+
+
+def failed_seeds_of(manifest: Mapping[str, object]) -> dict[str, set[int]]:
+    """Baseline -> the seeds on which it failed."""
+    return {b: set(by_seed) for b, by_seed in _failed_runs(manifest).items()}
 
 
 def _finite(value: object) -> float:

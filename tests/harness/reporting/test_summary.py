@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.reporting.metrics import Metrics
-from harness.reporting.summary import aggregate, failures_of
+from harness.reporting.summary import aggregate, failed_seeds_of, failures_of
 
 FPS = {"tflite": [10.0, 11.0, 12.0], "band": [20.0, 22.0, 24.0], "band_heft": [25.0, 26.0, 27.0],
        "adms": [30.0, 33.0, 36.0]}
@@ -66,3 +66,23 @@ def test_failures_are_read_from_the_manifest() -> None:
                          "adms": {"0": {"plans": {}}, "1": {"plans": {}}}}}
     assert failures_of(manifest) == {"band": "seed 0,1: out of memory on k50pro"}
     assert failures_of({}) == {}
+
+
+def test_a_failed_seed_is_no_measurement() -> None:
+    # band failed on seed 1 (its figures cover only the time before the failure), band_heft
+    # on every seed: neither counts those seeds, and neither may win band_best
+    failures = {"band": "seed 1: out of memory", "band_heft": "seed 0,1,2: out of memory"}
+    failed = {"band": {1}, "band_heft": {0, 1, 2}}
+    table = aggregate(_metrics(FPS), {"band_best": ["band", "band_heft", "tflite"]}, failures,
+                      failed).set_index("baseline")
+    assert table.loc["band", "fps"] == 22.0 and table.loc["band", "seeds"] == "0,2"
+    assert table.loc["band", "n_seeds"] == 2 and table.loc["band", "n_failed"] == 1
+    assert table.loc["band_heft", "n_seeds"] == 0 and math.isnan(table.loc["band_heft", "fps"])
+    assert table.loc["band_best", "best_of"] == "tflite"
+    assert table.loc["adms", "fps_vs_band"] == pytest.approx((30 + 36) / (20 + 24))
+
+
+def test_failed_seeds_are_read_from_the_manifest() -> None:
+    manifest = {"runs": {"band": {"0": {"plans": {}}, "2": {"failed": "out of memory"}}}}
+    assert failed_seeds_of(manifest) == {"band": {2}}
+    assert failures_of(manifest) == {"band": "seed 2: out of memory"}

@@ -69,7 +69,8 @@ def test_calibrate_writes_a_twin_that_runs_and_is_checked(
     assert "prior k50pro" in provenance["gpu.power"]  # not measured, and says so
     assert spec.processor("cpu").freqs_mhz[-1] == 2400.0  # the probed table (fake: 2.4 GHz)
     raw = OmegaConf.load(yaml)
-    assert isinstance(raw, DictConfig) and raw["_target_"] == "devices.twin.calibrated.CalibratedTwinDevice"
+    assert isinstance(raw, DictConfig)
+    assert raw["_target_"] == "devices.twin.calibrated.CalibratedTwinDevice"
 
     for folder, names in (("twin_vanilla", ["tflite"]), ("twin", baselines)):
         if not names:

@@ -1,0 +1,135 @@
+"""``python -m harness.farm`` over loopback phones and a twin (no network, no phone).
+
+The phones are tests/devices/adb/fakephone (fake adbds joined by the real adb server, the
+stand-in ``benchmark_model`` running the tiny models with real LiteRT); the twin is the K50 Pro
+twin; the launchers are Hydra's own (joblib, submitit_local). Checked: a night over two phones
+and a twin where one phone is killed after its first cell: every other cell finishes, the
+failed one is named, the report is written, the exit code says cells failed; two twin nights
+where the second has an injected slowdown: exit 1 and the regression names the metric; the
+same night run again appends only what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.farm.__main__ import run
+from harness.farm.lock import holding
+from harness.seams.errors import UserError
+from tests.devices.adb.fakephone.server import AdbServer
+from tests.devices.adb.fakephone.several import loopback_phones
+from tests.fixtures.paths import REPO
+
+WAIT_S = 300.0
+SHORT = "matrix.overrides=['plots=false','scenario.duration_s=0.4','scenario.warmup_s=0.1']"
+#: every processor of the K50 Pro twin takes at least 100 ms per invoke: a slower night
+SLOWDOWN = [f"device.processors.{i}.twin.invoke_floor_us=100000" for i in range(4)]
+
+
+def write_inventory(conf: Path, phones: list[dict[str, object]],
+                    twin_overrides: list[str]) -> str:
+    folder = conf / "inventory"
+    folder.mkdir(parents=True, exist_ok=True)
+    body = {"phones": phones, "twins": [{"name": "k50", "device": "k50pro",
+                                         "baselines": ["tflite"],
+                                         "overrides": twin_overrides}]}
+    (folder / "lab.json.yaml").write_text(json.dumps(body))  # JSON is YAML
+    return f"hydra.searchpath=[file://{conf}]"
+
+
+def farm_args(tmp: Path, searchpath: str, night: str, *extra: str) -> list[str]:
+    return [searchpath, "inventory=lab.json", f"results={tmp / 'farm'}", f"night={night}",
+            f"lock_dir={tmp / 'locks'}", SHORT, *extra]
+
+
+def phone_entry(name: str, serial: str, server: AdbServer, tools: dict[str, Path],
+                zoo: Path) -> dict[str, object]:
+    return {"name": name, "serial": serial, "device": "adb", "baselines": ["tflite"],
+            "overrides": [f"device.adb.port={server.port}", "device.adb.retries=1",
+                          "device.adb.backoff_s=0.1", "device.tools.grace_s=20",
+                          f"device.tools.benchmark_model={tools['benchmark_model']}",
+                          "device.processors.0.adb.threads=1", f"zoo_cache={zoo}"]}
+
+
+def cell_json(tmp: Path, night: str, cell: str) -> dict[str, object]:
+    path = tmp / "farm" / night / cell / "cell.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def test_a_night_over_two_phones_and_a_twin_with_one_phone_killed(
+        session_server: AdbServer, tools: dict[str, Path], zoo_dir: Path,
+        tmp_path: Path) -> None:
+    with loopback_phones(tmp_path / "phones", session_server, 2) as phones:
+        entries = [phone_entry(f"p{i}", d.serial, session_server, tools, zoo_dir)
+                   for i, (_, d) in enumerate(phones)]
+        searchpath = write_inventory(tmp_path / "conf", entries, [])
+        args = [sys.executable, "-m", "harness.farm",
+                *farm_args(tmp_path, searchpath, "2026-01-01", "matrix.seeds=[0,1]")]
+        proc = subprocess.Popen(args, cwd=REPO, env=session_server.env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + WAIT_S
+            while not cell_json(tmp_path, "2026-01-01", "p1/frs/tflite/seed0"):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "phone p1's first cell never ended"
+                time.sleep(0.05)
+            phones[1][1].kill()  # phone p1 vanishes halfway through the night
+            out, err = proc.communicate(timeout=WAIT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 3, err
+    night = tmp_path / "farm" / "2026-01-01"
+    statuses = {c: cell_json(tmp_path, "2026-01-01", f"{c}/frs/tflite/seed{s}").get("status")
+                for c in ("p0", "p1", "k50") for s in (0, 1)}
+    assert list(statuses.values()).count("failed") == 1, statuses
+    failed = cell_json(tmp_path, "2026-01-01", "p1/frs/tflite/seed1")
+    assert failed["status"] == "failed" and phones[1][1].serial in str(failed["error"])
+    assert all(cell_json(tmp_path, "2026-01-01", f"{c}/frs/tflite/seed{s}")["status"] == "ok"
+               for c, s in (("p0", 0), ("p0", 1), ("p1", 0), ("k50", 0), ("k50", 1)))
+    assert "FAILED p1/frs/tflite/seed1" in err and err.count("FAILED") == 1
+    report = (night / "report.md").read_text()
+    assert "`p1/frs/tflite/seed1`" in report.split("## Regressions")[0]
+    assert "no earlier night" in report and (night / "fps.png").stat().st_size > 1000
+    assert f"report: {night / 'report.md'}" in out
+
+
+def test_a_slower_second_night_is_a_regression_naming_the_metric(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two twin nights through submitit_local (the shape of submitit_slurm)."""
+    launcher = ["launcher=submitit_local"]
+    plain = write_inventory(tmp_path / "conf", [], [])
+    assert run(farm_args(tmp_path, plain, "2026-01-01", *launcher)) == 0
+    slower = write_inventory(tmp_path / "conf2", [], SLOWDOWN)
+    assert run(farm_args(tmp_path, slower, "2026-01-02", *launcher)) == 1
+    err = capsys.readouterr().err
+    assert "REGRESSION k50/frs/tflite/seed0 tflite fps:" in err
+    report = (tmp_path / "farm" / "2026-01-02" / "report.md").read_text()
+    assert "compared with 2026-01-01" in report and "tflite fps:" in report
+    summary = json.loads((tmp_path / "farm" / "2026-01-02" / "summary.json").read_text())
+    assert [r["metric"] for r in summary["regressions"]][:1] == ["fps"]
+    # the same night again runs nothing (every cell finished) and still reports it
+    assert run(farm_args(tmp_path, slower, "2026-01-02", *launcher)) == 1
+    assert "0 to run" in capsys.readouterr().out
+
+
+def test_a_phone_is_held_by_one_job_at_a_time(tmp_path: Path) -> None:
+    with (holding(tmp_path, "127.0.0.1:5601", 1.0),
+          pytest.raises(UserError, match=r"127.0.0.1:5601 stayed locked"),
+          holding(tmp_path, "127.0.0.1:5601", 0.2)):
+        pass
+    with holding(tmp_path, "127.0.0.1:5601", 0.2):
+        pass  # released when the holder's block ended
+
+
+def test_a_bad_inventory_is_one_error(tmp_path: Path) -> None:
+    searchpath = write_inventory(tmp_path / "conf", [], [])
+    with pytest.raises(UserError, match="no phones and no twins"):
+        run(farm_args(tmp_path, searchpath, "2026-01-01", "inventory.twins=[]"))

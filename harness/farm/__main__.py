@@ -32,10 +32,13 @@ from harness.farm.cell import CELL_FILE, cell_dir
 from harness.farm.config import FarmConf, register
 from harness.farm.night import collect, compare_nights, previous_night, write_report
 from harness.farm.plan import Cell, cells, write_plan
-from harness.seams.errors import run_cli
+from harness.reporting.compare import WATCHED
+from harness.seams.errors import UserError, run_cli
 
 FARM_CONF = CONF_DIR / "farm"
 EXIT_REGRESSION, EXIT_FAILED = 1, 3
+#: Hydra's launchers the cells can run under (``hydra/launcher=…``)
+LAUNCHERS = ("joblib", "submitit_local", "submitit_slurm", "basic")
 
 
 def compose_farm(overrides: Sequence[str]) -> FarmConf:
@@ -43,6 +46,13 @@ def compose_farm(overrides: Sequence[str]) -> FarmConf:
     with user_errors(), initialize_config_dir(str(FARM_CONF), version_base="1.3"):
         raw = hydra_compose(config_name="farm", overrides=list(overrides))
     conf: FarmConf = to_object(raw, FarmConf)
+    if conf.launcher not in LAUNCHERS:
+        raise UserError(f"launcher={conf.launcher!r} is not a Hydra launcher the farm knows; "
+                        f"allowed: {', '.join(LAUNCHERS)}")
+    unknown = sorted(set(conf.thresholds) - set(WATCHED))
+    if unknown:
+        raise UserError(f"thresholds.{unknown[0]}: not a compared metric; allowed: "
+                        f"{', '.join(WATCHED)}")
     return conf
 
 

@@ -191,7 +191,12 @@ def test_a_phone_is_held_by_one_job_at_a_time(tmp_path: Path) -> None:
         pass  # released when the holder's block ended
 
 
-def test_a_bad_inventory_is_one_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("override", "needle"), [
+    ("inventory.twins=[]", "no phones and no twins"),
+    ("launcher=ray", "launcher='ray' is not a Hydra launcher"),
+    ("+thresholds.power=5", "thresholds.power: not a compared metric"),
+])
+def test_bad_farm_input_is_one_error(override: str, needle: str, tmp_path: Path) -> None:
     searchpath = write_inventory(tmp_path / "conf", [], [])
-    with pytest.raises(UserError, match="no phones and no twins"):
-        run(farm_args(tmp_path, searchpath, "2026-01-01", "inventory.twins=[]"))
+    with pytest.raises(UserError, match=needle):
+        run(farm_args(tmp_path, searchpath, "2026-01-01", override))

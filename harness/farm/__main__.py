@@ -77,10 +77,11 @@ def launch(conf: FarmConf, plan: Path, indices: Sequence[int]) -> str:
 
 def run(overrides: Sequence[str]) -> int:
     conf = compose_farm(overrides)
-    root = Path(conf.results)
+    root = Path(conf.results).resolve()  # the jobs may start elsewhere (a SLURM node)
     name = conf.night or datetime.now(UTC).strftime("%Y-%m-%d")
     night_dir, todo = root / name, cells(conf)
-    plan = write_plan(night_dir, todo, conf.lock_dir, conf.lock_timeout_s)
+    plan = write_plan(night_dir, todo, str(Path(conf.lock_dir).resolve()),
+                      conf.lock_timeout_s)
     pending = [i for i, c in enumerate(todo) if not finished(night_dir, c)]
     print(f"farm night {name}: {len(todo)} cells, {len(pending)} to run with "
           f"{conf.launcher}", flush=True)

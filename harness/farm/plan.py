@@ -10,6 +10,7 @@ use different phones. Its folder is ``<night>/<device>/<scenario>/<baseline>/see
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -52,6 +53,10 @@ def _devices(conf: FarmConf) -> list[_Device]:
     out += [_Device(t.name, "twin", "", tuple(t.baselines) or default,
                     (f"device={t.device}", *t.overrides)) for t in inv.twins]
     names = [d.name for d in out]
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z0-9_.-]+", n)]
+    if bad:
+        raise UserError(f"inventory: device name {bad[0]!r} is a folder name: letters, digits, "
+                        "'_', '.' and '-' only")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UserError(f"inventory: device name {twice[0]!r} is used twice; names are folders")

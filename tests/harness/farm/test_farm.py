@@ -193,6 +193,7 @@ def test_a_phone_is_held_by_one_job_at_a_time(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("override", "needle"), [
     ("inventory.twins=[]", "no phones and no twins"),
+    ("inventory.twins=[{name:'a/b',device:k50pro}]", "'a/b' is a folder name"),
     ("launcher=ray", "launcher='ray' is not a Hydra launcher"),
     ("+thresholds.power=5", "thresholds.power: not a compared metric"),
 ])

@@ -2,6 +2,7 @@
 
 * the seams (``harness/seams/``) import nothing of the project above them;
 * nothing under ``harness/`` but the composition root (``harness/__main__.py``,
+  ``harness/calibrate/``,
   ``harness/analyze.py``, ``harness/probe.py``, ``harness/experiment/``) imports
   ``devices``, ``baselines`` or ``adms``: the harness never names a concrete device or policy;
 * ``baselines/`` imports nothing from ``adms/`` (the older system does not depend on the one
@@ -24,6 +25,7 @@ from tests.fixtures.paths import REPO
 
 PACKAGES = ("harness", "devices", "baselines", "adms")
 COMPOSITION_ROOT = ("harness/__main__.py", "harness/analyze.py", "harness/probe.py",
+                    "harness/calibrate/",
                     "harness/experiment/")
 #: (modules under this prefix, top-level packages they must not import, except this prefix)
 RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (

@@ -9,7 +9,9 @@ the ``twin:`` blocks of ``conf/device/*.yaml``, each commented with its source.
 * :mod:`devices.twin.latency` costs ops and subgraphs;
 * :mod:`devices.twin.power` and :mod:`devices.twin.thermal` model power, heat and throttling;
 * :mod:`devices.twin.device` is :class:`TwinDevice`, the Device protocol over SimPy;
-* :mod:`devices.twin.calibrate` scales efficiencies to single-model measurements.
+* :mod:`devices.twin.calibrate` scales efficiencies to single-model measurements;
+* :mod:`devices.twin.calibrated` is the twin ``python -m harness.calibrate`` writes from a
+  phone's measurements (measured latencies over the measured model files).
 """
 
 from devices.twin.device import TwinDevice

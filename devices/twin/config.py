@@ -74,6 +74,11 @@ class TwinProcessorBlock:
     critical_c: float = 0.0
     # the single-model measurement the efficiencies were scaled to
     calibration: CalibrationConf | None = None
+    # measured latencies that replace the roofline: "<model>:<op ranges>" (e.g.
+    # "retinaface:0-11,14") -> the subgraph alone at the top frequency as a single-model
+    # benchmark measures it (one interpreter, its delegate's I/O included), us; written by
+    # python -m harness.calibrate from benchmark_model runs of each slice on a phone
+    measured_us: dict[str, float] = field(default_factory=dict)
     # constant name -> source and confidence tag, e.g. "devices.md §2 [D]"
     provenance: dict[str, str] = field(default_factory=dict)
 

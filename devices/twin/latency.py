@@ -18,6 +18,15 @@ and the bandwidth (after contention) are the *state*; the rest depends only on t
 the processor, so :func:`subgraph_cost` computes it once and :meth:`SubgraphCost.latency_ns`
 evaluates it for any state.
 
+Measured latencies (``measured_us`` of a processor, written by ``python -m harness.calibrate``
+from ``benchmark_model`` runs of each slice on a phone) take precedence over the roofline: a
+subgraph whose (model, op set) was measured keeps the roofline's *shape* (which ops are
+compute- or memory-bound, so throttling and contention still act on it) but its per-op figures
+are scaled so that alone, at the top frequency, with the processor's own bandwidth share and
+as one interpreter (as the single-model benchmark ran it) it takes exactly the measured time
+(:func:`measured_cost`). Boundary copies and the scheduler's dispatch, which a single-model
+benchmark does not pay, come on top as for any subgraph.
+
 Memory: a loaded subgraph holds an interpreter and its weights where the delegate keeps its
 own copy (:meth:`OpTable.held_bytes`), and an arena at least as large as its largest op's
 inputs and outputs (:meth:`OpTable.arena_bytes`), resident once it first runs.
@@ -141,11 +150,25 @@ class OpTable:
             bad = int(indices[np.isnan(compute)][0])
             op_cost(self.spec, self.graph, self.graph.ops[bad])  # raises with the op named
         spec, mech = self.spec, self.mechanisms
-        fixed = (spec.invoke_overhead_us + spec.dispatch_overhead_us * len(indices)) * NS_PER_US
+        fixed = self._fixed_ns(len(indices))
         if mech.scheduler_cost and self.device is not None and not shared:
             fixed += self.device.scheduler_fixed_us * NS_PER_US
         floor = spec.invoke_floor_us * NS_PER_US if mech.invoke_floor else 0.0
-        return SubgraphCost(compute, nbytes, fixed, floor, self._copies_ns(ops, shared))
+        cost = SubgraphCost(compute, nbytes, fixed, floor, self._copies_ns(ops, shared))
+        measured = spec.measured_ns.get((self.graph.name, ops))
+        if measured is None:
+            return cost
+        base = self._fixed_ns(len(indices))
+        io_ns = self._copies_ns(ops, shared=True)  # the delegate's I/O: in the measurement
+        return measured_cost(cost, measured, self._alone_bandwidth_gbps(), base, io_ns)
+
+    def _fixed_ns(self, n_ops: int) -> float:
+        spec = self.spec
+        return (spec.invoke_overhead_us + spec.dispatch_overhead_us * n_ops) * NS_PER_US
+
+    def _alone_bandwidth_gbps(self) -> float:
+        total = 1.0 if self.device is None else self.device.memory_bandwidth_gbps
+        return self.spec.bandwidth_share * total
 
     def _copies_ns(self, ops: frozenset[int], shared: bool) -> float:
         device, mech, graph = self.device, self.mechanisms, self.graph
@@ -176,6 +199,29 @@ class OpTable:
         subgraph first runs and touches it (demand paging)."""
         graph = self.graph
         return max((graph.ops[i].in_bytes + graph.ops[i].out_bytes for i in ops), default=0)
+
+
+def measured_cost(roofline: SubgraphCost, measured_ns: float, alone_gbps: float,
+                  base_fixed_ns: float, io_ns: float) -> SubgraphCost:
+    """``roofline`` pinned to a measurement: alone at the top frequency with ``alone_gbps``,
+    as one interpreter, it takes ``measured_ns``, which includes its invoke and dispatch
+    overheads (``base_fixed_ns``) and its delegate's I/O copies (``io_ns``). What the
+    single-model benchmark did not pay (the scheduler's dispatch, boundary copies: the rest
+    of ``roofline``'s fixed and copy figures) comes on top. The per-op figures keep the
+    roofline's shape, scaled; when the overheads alone exceed the measurement they shrink to
+    it. No invoke floor: the measurement already holds it."""
+    extra_fixed = roofline.fixed_ns - base_fixed_ns
+    extra_copy = roofline.copy_ns - io_ns
+    budget = measured_ns - io_ns
+    run = float(np.maximum(roofline.compute_ns, roofline.nbytes / alone_gbps).sum())
+    if budget <= base_fixed_ns or run <= 0:
+        zero = np.zeros_like(roofline.compute_ns)
+        fixed = max(budget, 0.0)
+        return SubgraphCost(zero, zero, fixed + extra_fixed, 0.0, measured_ns - fixed
+                            + extra_copy)
+    k = (budget - base_fixed_ns) / run
+    return SubgraphCost(roofline.compute_ns * k, roofline.nbytes * k,
+                        base_fixed_ns + extra_fixed, 0.0, io_ns + extra_copy)
 
 
 def exported(graph: ModelGraph, ops: frozenset[int]) -> frozenset[int]:

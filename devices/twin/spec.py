@@ -13,12 +13,16 @@ Units are in the key names: ``_gops`` (1e9 operations per second, i.e. operation
 ``_j_per_k``, ``_k_per_w``. Each block may carry a ``provenance`` mapping (constant name ->
 source key and confidence tag, e.g. ``"devices.md §2 [D]"``) that the device reports in its
 manifest facts.
+
+A processor may carry ``measured_us``: latencies measured on a phone, one per (model, op set),
+keyed ``"<model>:<op ranges>"`` (:func:`measured_key`); for those subgraphs they replace the
+roofline's figure (:mod:`devices.twin.latency`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,6 +94,8 @@ class TwinProcessorSpec:
     critical_c: float = 0.0
     calibration: Calibration | None = None
     provenance: Mapping[str, str] = field(default_factory=dict)
+    #: (model, op set) -> measured latency alone at the top frequency, ns
+    measured_ns: Mapping[tuple[str, frozenset[int]], float] = field(default_factory=dict)
 
     @property
     def f_max_mhz(self) -> float:
@@ -173,7 +179,9 @@ class TwinSpec:
 
 # -- parsing -----------------------------------------------------------------------------------
 
-_PROCESSOR_KEYS = {f.name for f in dataclasses.fields(TwinProcessorSpec)} - {"name", "kind"}
+_PROCESSOR_KEYS = ({f.name for f in dataclasses.fields(TwinProcessorSpec)} - {"name", "kind",
+                                                                            "measured_ns"}
+                   | {"measured_us"})
 _DEVICE_KEYS = {f.name for f in dataclasses.fields(TwinDeviceSpec)}
 
 
@@ -284,12 +292,13 @@ def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
         "throttle_c": _number(where, "throttle_c", raw.get("throttle_c", 68.0)),
         "hysteresis_c": _nonneg(where, "hysteresis_c", raw.get("hysteresis_c", 3.0)),
         "weight_copy": bool(raw.get("weight_copy", False)),
+        "measured_ns": _measured(where, raw.get("measured_us", {})),
     }
     for key in ("invoke_floor_us", "io_copy_gbps", "critical_c"):
         values[key] = _nonneg(where, key, raw.get(key, 0.0))
     for key in ("invoke_overhead_us", "dispatch_overhead_us", "static_w"):
         values[key] = _nonneg(where, key, raw[key])
-    for key in _PROCESSOR_KEYS - set(values):
+    for key in _PROCESSOR_KEYS - set(values) - {"measured_us"}:
         values[key] = _positive(where, key, raw[key])
     spec = TwinProcessorSpec(name=conf.name, kind=conf.kind, **values)
     _check_voltage(where, spec)
@@ -340,6 +349,50 @@ def _calibration(where: str, raw: Any) -> Calibration | None:
     target = _positive(where, "calibration.target_ms", table["target_ms"])
     return Calibration(str(table["model"]), target, bool(table.get("int8", False)),
                        str(table.get("source", "")))
+
+
+def op_ranges(ops: Iterable[int]) -> str:
+    """``{0,1,2,5}`` -> ``0-2,5``."""
+    spans: list[list[int]] = []
+    for i in sorted(ops):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+
+
+def measured_key(model: str, ops: Iterable[int]) -> str:
+    """The ``measured_us`` key of a subgraph: ``"<model>:<op ranges>"``."""
+    return f"{model}:{op_ranges(ops)}"
+
+
+def parse_measured_key(key: str) -> tuple[str, frozenset[int]]:
+    """``"m:0-2,5"`` -> ``("m", {0, 1, 2, 5})``; ValueError when it is not one."""
+    model, sep, ranges = key.rpartition(":")
+    if not sep or not model or not ranges:
+        raise ValueError(key)
+    ops: set[int] = set()
+    for part in ranges.split(","):
+        lo, _, hi = part.partition("-")
+        first, last = int(lo), int(hi or lo)
+        if first < 0 or last < first:
+            raise ValueError(key)
+        ops.update(range(first, last + 1))
+    return model, frozenset(ops)
+
+
+def _measured(where: str, raw: Any) -> dict[tuple[str, frozenset[int]], float]:
+    table = _mapping(raw, f"{where} measured_us")
+    out = {}
+    for key, value in table.items():
+        try:
+            parsed = parse_measured_key(key)
+        except ValueError:
+            raise UserError(f"twin: {where}: measured_us key {key!r} is not "
+                            "'<model>:<op ranges>' (e.g. 'mobilenet_v2:0-11,14')") from None
+        out[parsed] = _positive(where, f"measured_us[{key!r}]", value) * 1000.0
+    return out
 
 
 def _check_voltage(where: str, spec: TwinProcessorSpec) -> None:

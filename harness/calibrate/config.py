@@ -1,0 +1,68 @@
+"""The schema of ``conf/calibrate.yaml`` (``python -m harness.calibrate``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+from harness.config.schema import ScenarioConf
+
+
+@dataclass
+class ProfileConf:
+    # each slice alone: warm-up and measured seconds of its benchmark_model run
+    warmup_s: float = 0.5
+    duration_s: float = 2.0
+    # refuse to profile more slices than this (a big model at size 1 has thousands)
+    max_slices: int = 400
+
+
+@dataclass
+class HeatConf:
+    # the processor the heat-up trace loads (its thermal zone is fitted)
+    processor: str = "gpu"
+    # the model it runs back to back; empty: the scenario's first
+    model: str = ""
+    # how long, s (a few thermal time constants)
+    duration_s: float = 60.0
+
+
+@dataclass
+class CheckConf:
+    # what runs on the calibrated twin (names of conf/baseline/*)
+    baselines: list[str] = field(default_factory=lambda: ["band", "adms"])
+    # the held-out check: vanilla TFLite, every model at once, on the phone and on the twin
+    holdout: bool = True
+    # the phone's run: measured and warm-up seconds
+    duration_s: float = 10.0
+    warmup_s: float = 1.0
+    # the twin's runs, simulated seconds (a twin of tiny models runs thousands of frames per
+    # simulated second; a shorter span keeps it quick)
+    twin_duration_s: float = 10.0
+    twin_warmup_s: float = 1.0
+    # seeds of the twin's runs (the phone's vanilla run is one)
+    seeds: int = 3
+
+
+@dataclass
+class CalibrateConf:
+    # the phone (conf/device/adb.yaml or a probed phone's YAML)
+    device: Any = MISSING
+    # whose models are profiled and checked
+    scenario: ScenarioConf = MISSING
+    # the twin (conf/device/<prior>.yaml) whose constants stand where nothing was measured
+    prior: str = "k50pro"
+    # the output folder; empty: results/calibrate/<serial>_<date>
+    out: str = ""
+    # where the scenario's .tflite files are (as device=adb runs use)
+    zoo_cache: str = ".cache/zoo"
+    profile: ProfileConf = field(default_factory=ProfileConf)
+    heat: HeatConf = field(default_factory=HeatConf)
+    check: CheckConf = field(default_factory=CheckConf)
+
+
+def register() -> None:
+    ConfigStore.instance().store(name="calibrate_schema", node=CalibrateConf)

@@ -1,0 +1,49 @@
+"""One phone, one job: an exclusive ``flock`` on ``<lock_dir>/<serial>.lock``.
+
+``flock`` locks are held by the open file and released by the kernel when the process
+ends, so a killed job never leaves a phone locked; they work across the processes of one host
+(joblib, submitit_local); across farm hosts the lock folder must be on a file system with
+working ``flock`` (NFSv4, or one host per phone).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from harness.seams.errors import UserError
+
+POLL_S = 0.1
+
+
+def lock_path(lock_dir: str | Path, serial: str) -> Path:
+    return Path(lock_dir) / (re.sub(r"[^A-Za-z0-9_.-]+", "_", serial) + ".lock")
+
+
+@contextmanager
+def holding(lock_dir: str | Path, serial: str, timeout_s: float) -> Iterator[float]:
+    """Hold ``serial``'s lock for the block; yields how long it waited, s."""
+    path = lock_path(lock_dir, serial)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    start = time.monotonic()
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() - start > timeout_s:
+                    raise UserError(f"phone {serial} stayed locked by another job for "
+                                    f"{timeout_s:g} s ({path})") from None
+                time.sleep(POLL_S)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield time.monotonic() - start
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -1,0 +1,67 @@
+"""Execute the paper's notebooks (jupytext percent files) with nbclient.
+
+Each notebook runs in a fresh kernel whose environment names the driver's output folder
+(``PAPER_OUT``) and puts this checkout first on ``PYTHONPATH``, so the kernel imports the
+same ``harness`` as the driver. The executed notebook is saved as ``.ipynb`` beside the
+report; a cell that raises stops that notebook only, and the error is kept in its outputs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+#: the checkout (parent of the ``harness`` package) and its notebooks
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+
+
+@dataclass(frozen=True)
+class Executed:
+    name: str
+    notebook: nbformat.NotebookNode
+    #: the first error's one line, "" when every cell ran
+    error: str = ""
+
+
+def kernel_env(out: Path) -> dict[str, str]:
+    """This process's environment with ``PAPER_OUT`` and this checkout on ``PYTHONPATH``."""
+    env = dict(os.environ)
+    env["PAPER_OUT"] = str(out)
+    paths = [str(ROOT), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def execute(name: str, out: Path, timeout_s: int = 1800) -> Executed:
+    """Run ``notebooks/<name>.py`` with the kernel's working directory ``out/report``."""
+    import jupytext
+    import nbclient
+    from nbclient.exceptions import CellExecutionError
+
+    workdir = out / "report"
+    workdir.mkdir(parents=True, exist_ok=True)
+    notebook = jupytext.read(NOTEBOOKS / f"{name}.py")
+    client = nbclient.NotebookClient(notebook, timeout=timeout_s, kernel_name="python3",
+                                     resources={"metadata": {"path": str(workdir)}})
+    error = ""
+    saved = dict(os.environ)
+    os.environ.update(kernel_env(out))  # the kernel subprocess inherits this environment
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        error = _first_line(exc)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    (workdir / "notebooks").mkdir(exist_ok=True)
+    nbformat.write(notebook, workdir / "notebooks" / f"{name}.ipynb")
+    return Executed(name, notebook, error)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+    return lines[-1] if lines else type(exc).__name__

@@ -119,4 +119,4 @@ for baseline, value in paper.FIG12_CPU_MIN_GHZ.items():
         rows.append(nb.Row("fig12", f"{baseline} lowest CPU frequency", value.value,
                            nb.interval(mine), "GHz", kind=thermal.kind,
                            note=f"{span_min:g} min at 35 C"))
-nb.emit("table7", rows)
+nb.emit("fig12", rows)

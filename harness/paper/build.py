@@ -18,12 +18,14 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.config.compose import compose, to_object
+from harness.experiment.components import register
 from harness.paper import config, plan, runner
 from harness.paper.config import PaperConf
 
 
 def load_conf(overrides: Sequence[str]) -> PaperConf:
     """``conf/paper.yaml`` with ``overrides``, validated (mode and artifact names too)."""
+    register()  # the device schemas `device=` composes
     config.register()
     cfg: PaperConf = to_object(compose("paper", list(overrides)), PaperConf)
     plan.mode_of(cfg)
@@ -32,7 +34,7 @@ def load_conf(overrides: Sequence[str]) -> PaperConf:
 
 
 def out_of(cfg: PaperConf) -> Path:
-    return Path(cfg.out_dir or f"results/paper/{cfg.device}/{cfg.mode}")
+    return Path(cfg.out_dir or f"results/paper/{cfg.device_name}/{cfg.mode}")
 
 
 def build_runs(overrides: Sequence[str], console: Console | None = None
@@ -68,9 +70,9 @@ def build(overrides: Sequence[str], console: Console | None = None) -> Built:
     for artifact in plan.selected(cfg):
         name = plan.ARTIFACTS[artifact][0]
         console.print(f"notebook {name}")
-        executed.append((artifact, execute(name, out, cfg.notebook_timeout_s)))
+        executed.append((artifact, execute(artifact, name, out, cfg.notebook_timeout_s)))
     seconds = time.monotonic() - start
-    facts = {"device": cfg.device, "mode": cfg.mode, "seconds": round(seconds, 1),
+    facts = {"device": cfg.device_name, "mode": cfg.mode, "seconds": round(seconds, 1),
              "runs": {s: sum(o.status == s for o in outcomes.values())
                       for s in ("ran", "reused", "failed")}}
     paths = html.write_report(out / "report", executed, facts)

@@ -10,6 +10,7 @@ keeps every artifact but shrinks every size so the whole report builds in about 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
@@ -36,6 +37,8 @@ class ModeConf:
     fig8_also: list[str] = field(default_factory=list)
     # Figure 9: SLO multipliers
     fig9_multipliers: list[float] = field(default_factory=list)
+    # Figure 10: measured seconds (two ArcFace-ResNet50 take ~0.3 s a pair on the P20 twin)
+    fig10_duration_s: float = MISSING
     # Table VI / Figure 11: measured seconds of the power trace (the paper: 60)
     power_duration_s: float = MISSING
     # Figure 12 / Table VII: thermal stress seconds at 35 C (the paper's figure: 600; its
@@ -51,8 +54,9 @@ class ModeConf:
 
 @dataclass
 class PaperConf:
-    # the device every artifact runs on (a twin, `host` or `adb`; conf/device/*.yaml)
-    device: str = "k50pro"
+    # the device every artifact runs on: its config (conf/device/*.yaml: a twin, `host` or
+    # `adb`), chosen as a config group (`device=p20`); runs name it by `device_name`
+    device: Any = MISSING
     # fast | full (a key of `modes`)
     mode: str = "full"
     # where runs and the report go; empty: results/paper/<device>/<mode>
@@ -68,6 +72,12 @@ class PaperConf:
     # seconds a notebook may take before it is stopped
     notebook_timeout_s: int = 1800
     modes: dict[str, ModeConf] = field(default_factory=dict)
+
+    @property
+    def device_name(self) -> str:
+        """The device's config name (what ``device=`` selected)."""
+        device = self.device
+        return str(device.get("name") if isinstance(device, dict) else device.name)
 
 
 def register() -> None:

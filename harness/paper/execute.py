@@ -36,14 +36,16 @@ def kernel_env(out: Path) -> dict[str, str]:
     return env
 
 
-def execute(name: str, out: Path, timeout_s: int = 1800) -> Executed:
-    """Run ``notebooks/<name>.py`` with the kernel's working directory ``out/report``."""
+def execute(artifact: str, name: str, out: Path, timeout_s: int = 1800) -> Executed:
+    """Run ``notebooks/<name>.py`` (the notebook of ``artifact``) with the kernel's working
+    directory ``out/report``."""
     import jupytext
     import nbclient
     from nbclient.exceptions import CellExecutionError
 
     workdir = out / "report"
     workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "summary" / f"{artifact}.json").unlink(missing_ok=True)  # no stale rows
     notebook = jupytext.read(NOTEBOOKS / f"{name}.py")
     client = nbclient.NotebookClient(notebook, timeout=timeout_s, kernel_name="python3",
                                      resources={"metadata": {"path": str(workdir)}})

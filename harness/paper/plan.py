@@ -81,7 +81,7 @@ def pinned_tflite(processor: str) -> list[str]:
 
 def table2(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
     specs = []
-    for device in _unique(cfg.device, mode.table2_also):
+    for device in _unique(cfg.device_name, mode.table2_also):
         procs = accelerators(device)
         extra = [o for p in procs for o in pinned_tflite(p)]
         for n in mode.table2_copies:
@@ -93,8 +93,8 @@ def table2(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
 
 
 def single(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
-    return [RunSpec("single", f"{cfg.device}/{m}", (
-        *_common(cfg, mode, cfg.device), "scenario=single", f"scenario.models=[{m}]",
+    return [RunSpec("single", f"{cfg.device_name}/{m}", (
+        *_common(cfg, mode, cfg.device_name), "scenario=single", f"scenario.models=[{m}]",
         "run=[band,adms]")) for m in mode.single_models]
 
 
@@ -107,8 +107,8 @@ def forced_window(window: int) -> list[str]:
 def fig6(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
     extra = [o for w in mode.fig6_windows for o in forced_window(w)]
     names = [f"adms_ws{w}" for w in mode.fig6_windows]
-    return [RunSpec("fig6", f"{cfg.device}/deeplabv3", (
-        *_common(cfg, mode, cfg.device), "scenario=single", "scenario.models=[deeplabv3]",
+    return [RunSpec("fig6", f"{cfg.device_name}/deeplabv3", (
+        *_common(cfg, mode, cfg.device_name), "scenario=single", "scenario.models=[deeplabv3]",
         *extra, f"run={_list(['adms', *names])}"))]
 
 
@@ -121,34 +121,35 @@ def scenario_run(cfg: PaperConf, mode: ModeConf, artifact: str, device: str, sce
 
 def fig8(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
     return [scenario_run(cfg, mode, "fig8", d, sc)
-            for d in _unique(cfg.device, mode.fig8_also) for sc in mode.fig8_scenarios]
+            for d in _unique(cfg.device_name, mode.fig8_also) for sc in mode.fig8_scenarios]
 
 
 def fig9(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
-    return [RunSpec("fig9", f"{cfg.device}/slo={m:g}", (
-        "+experiment=slo_sweep", *_common(cfg, mode, cfg.device),
+    return [RunSpec("fig9", f"{cfg.device_name}/slo={m:g}", (
+        "+experiment=slo_sweep", *_common(cfg, mode, cfg.device_name),
         f"scenario.slo_multiplier={m}", "run=[tflite,adms]")) for m in mode.fig9_multipliers]
 
 
 def fig10(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
     device = cfg.fig10_device
     return [RunSpec("fig10", f"{device}/2x_arcface_resnet50", (
-        *_common(cfg, mode, device), "scenario=single", "scenario.models=[arcface_resnet50]",
+        *_common(cfg, mode, device, duration_s=mode.fig10_duration_s), "scenario=single",
+        "scenario.models=[arcface_resnet50]",
         "scenario.streams_per_model=2", "run=[tflite,adms]"))]
 
 
 def table6(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
-    return [scenario_run(cfg, mode, "table6", cfg.device, "frs", mode.power_duration_s)]
+    return [scenario_run(cfg, mode, "table6", cfg.device_name, "frs", mode.power_duration_s)]
 
 
 def fig12(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
-    thermal = RunSpec("fig12", f"{cfg.device}/thermal_35C", (
+    thermal = RunSpec("fig12", f"{cfg.device_name}/thermal_35C", (
         "+experiment=thermal_stress",
-        *_common(cfg, mode, cfg.device, mode.long_seeds, mode.thermal_duration_s),
+        *_common(cfg, mode, cfg.device_name, mode.long_seeds, mode.thermal_duration_s),
         "run=[tflite,band,adms]"))
-    failure = scenario_run(cfg, mode, "fig12", cfg.device, "frs", mode.failure_duration_s,
+    failure = scenario_run(cfg, mode, "fig12", cfg.device_name, "frs", mode.failure_duration_s,
                            mode.long_seeds)
-    failure = RunSpec("fig12", f"{cfg.device}/failure", failure.overrides)
+    failure = RunSpec("fig12", f"{cfg.device_name}/failure", failure.overrides)
     return [thermal, failure, *concurrency(cfg, mode)]
 
 
@@ -159,15 +160,15 @@ def concurrency(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
             raise UserError(f"concurrency_counts: {n} models asked for, concurrency_models "
                             f"lists {len(cfg.concurrency_models)}")
         models = cfg.concurrency_models[:n]
-        specs.append(RunSpec("fig12", f"{cfg.device}/concurrent={n}", (
-            "+experiment=concurrency", *_common(cfg, mode, cfg.device),
+        specs.append(RunSpec("fig12", f"{cfg.device_name}/concurrent={n}", (
+            "+experiment=concurrency", *_common(cfg, mode, cfg.device_name),
             f"scenario.models={_list(models)}", "run=[tflite,band,adms]")))
     return specs
 
 
 def ablations(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
-    return [RunSpec("ablations", f"{cfg.device}/{mode.ablation_scenario}", (
-        *_common(cfg, mode, cfg.device), f"scenario={mode.ablation_scenario}",
+    return [RunSpec("ablations", f"{cfg.device_name}/{mode.ablation_scenario}", (
+        *_common(cfg, mode, cfg.device_name), f"scenario={mode.ablation_scenario}",
         f"run={_list(['band', *mode.ablations])}"))]
 
 

@@ -34,11 +34,13 @@ details{font-size:11px;color:#555}
 """
 
 
-def summary_rows(folder: Path) -> list[dict[str, Any]]:
-    """Every row the notebooks wrote into ``folder/summary``, artifact by artifact."""
+def summary_rows(folder: Path, artifacts: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows the notebooks of ``artifacts`` wrote into ``folder/summary``, in order."""
     rows: list[dict[str, Any]] = []
-    for path in sorted((folder / "summary").glob("*.json")):
-        rows += json.loads(path.read_text())
+    for artifact in artifacts:
+        path = folder / "summary" / f"{artifact}.json"
+        if path.exists():
+            rows += json.loads(path.read_text())
     return rows
 
 
@@ -136,7 +138,7 @@ def write_report(folder: Path, executed: Sequence[tuple[str, Any]],
     """``paper.html`` and ``paper.md`` in ``folder``; ``executed``: (artifact, an object
     with ``notebook`` and ``error``)."""
     folder.mkdir(parents=True, exist_ok=True)
-    rows = summary_rows(folder)
+    rows = summary_rows(folder, [a for a, _ in executed])
     sections = [notebook_html(a, e.notebook, e.error) for a, e in executed]
     html_path, md_path = folder / "paper.html", folder / "paper.md"
     html_path.write_text(page(sections, rows, facts))

@@ -26,7 +26,6 @@ from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
 from harness.reporting import metrics, paper, plots, report
-from harness.reporting.stats import Interval
 
 found = nb.runs("fig8")
 display(Markdown(nb.heading("Figure 8: FPS per baseline", found)))
@@ -48,20 +47,19 @@ for run in found:
 rows = []
 for run in found:
     device, scenario = run.identity.device, run.identity.paper_scenario
-    table = tables[run.label].set_index("baseline")
+    per_seed = metrics.compute(run.data).scenario
+    ran = set(per_seed["baseline"])
     for baseline, value in paper.fig8_values(device, scenario).items():
-        if baseline in table.index:
-            ours = Interval(table.loc[baseline, "fps"], table.loc[baseline, "fps_low"],
-                            table.loc[baseline, "fps_high"], ())
+        if baseline in ran:
             rows.append(nb.Row("fig8", f"{device} {scenario} {baseline} FPS", value.value,
-                               ours, "frames/s", value.note, run.kind))
-    for reference, column in (("tflite", "fps_vs_tflite"), ("band", "fps_vs_band")):
+                               nb.seed_interval(per_seed, baseline, "fps"), "frames/s",
+                               value.note, run.kind))
+    for reference in ("tflite", "band"):
         stated = paper.fig8_ratio(device, scenario, reference)
-        if stated is not None and "adms" in table.index:
-            ours = Interval(table.loc["adms", column], table.loc["adms", f"{column}_low"],
-                            table.loc["adms", f"{column}_high"], ())
+        if stated is not None and {"adms", reference} <= ran:
             rows.append(nb.Row("fig8", f"{device} {scenario} ADMS / {reference} FPS", stated,
-                               ours, "x", "paired bootstrap over seeds", run.kind))
+                               nb.ratio(per_seed, "adms", reference), "x",
+                               "paired bootstrap over seeds", run.kind))
 nb.emit("fig8", rows)
 
 # %%

@@ -79,10 +79,12 @@ for k, model in enumerate(lat.index):
                                         ("ours adms", lat.loc[model, "adms"]),
                                         ("paper band", ref["band"].get(model)),
                                         ("paper adms", ref["adms"].get(model)))):
-        ax.bar(k + (j - 1.5) * width, value, width, color=f"C{j}",
-               label=label if k == 0 else None)
+        if value is not None and value == value:  # the paper has no value for every model
+            ax.bar(k + (j - 1.5) * width, value, width, color=f"C{j}", label=label)
 ax.set_xticks(range(len(lat.index)), lat.index)
 ax.set_ylabel("mean latency alone (ms)")
-ax.legend(fontsize=7)
+handles, labels = ax.get_legend_handles_labels()
+unique = dict(zip(labels, handles, strict=True))
+ax.legend(unique.values(), unique.keys(), fontsize=7)
 display(Image(filename=str(figures.save(fig, "Table V: single-model latency, Band vs ADMS",
                                         nb.kind_line(found), "table5"))))

@@ -26,7 +26,6 @@ from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
 from harness.reporting import metrics, paper, plots, report
-from harness.reporting.stats import Interval
 
 found = nb.runs("table6")
 display(Markdown(nb.heading("Table VI and Figure 11: power and energy efficiency", found)))
@@ -61,17 +60,15 @@ trace.groupby("baseline")[["min", "max"]].mean()
 
 # %%
 rows = []
-by = table.set_index("baseline")
+per_seed = metrics.compute(run.data).scenario
 columns = (("power_w", "mean_power_w", "W"), ("fps", "fps", "frames/s"),
            ("frames_per_joule", "frames_per_joule", "frames/J"))
 for baseline, ref in paper.TABLE6.items():
-    if baseline not in by.index:
+    if baseline not in set(per_seed["baseline"]):
         continue
     for attr, column, unit in columns:
-        ours = Interval(by.loc[baseline, column], by.loc[baseline, f"{column}_low"],
-                        by.loc[baseline, f"{column}_high"], ())
-        rows.append(nb.Row("table6", f"{baseline} {attr}", getattr(ref, attr), ours, unit,
-                           kind=run.kind))
+        rows.append(nb.Row("table6", f"{baseline} {attr}", getattr(ref, attr),
+                           nb.seed_interval(per_seed, baseline, column), unit, kind=run.kind))
 for baseline, stats in paper.FIG11_POWER_W.items():
     for stat, value in stats.items():
         mine = trace[trace["baseline"] == baseline][stat]

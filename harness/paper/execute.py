@@ -9,6 +9,7 @@ report; a cell that raises stops that notebook only, and the error is kept in it
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,5 +66,7 @@ def execute(artifact: str, name: str, out: Path, timeout_s: int = 1800) -> Execu
 
 
 def _first_line(exc: BaseException) -> str:
-    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+    """The last line of a cell's traceback, without the terminal's colour codes."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    lines = [ln for ln in text.splitlines() if ln.strip()]
     return lines[-1] if lines else type(exc).__name__

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.reporting.report import RunIdentity, run_identity
-from harness.reporting.stats import NAN, Interval, mean_ci
+from harness.reporting.stats import NAN, Interval, mean_ci, ratio_ci
 from harness.reporting.store import RunData, load_run
 
 ENV_OUT = "PAPER_OUT"
@@ -138,6 +138,24 @@ class Row:
 
 def interval(values: Iterable[float]) -> Interval:
     return mean_ci([float(v) for v in values])
+
+
+def per_seed(scenario: pd.DataFrame, baseline: str, column: str) -> dict[int, float]:
+    """Seed -> one baseline's value of a column of ``Metrics.scenario``."""
+    rows = scenario[scenario["baseline"] == baseline]
+    return dict(zip(rows["seed"].astype(int), rows[column].astype(float), strict=True))
+
+
+def seed_interval(scenario: pd.DataFrame, baseline: str, column: str) -> Interval:
+    """The mean over seeds of one baseline's column, with its interval."""
+    return interval(per_seed(scenario, baseline, column).values())
+
+
+def ratio(scenario: pd.DataFrame, numerator: str, denominator: str, column: str = "fps"
+          ) -> Interval:
+    """One baseline's column over another's, seeds paired (paired bootstrap)."""
+    return ratio_ci(per_seed(scenario, numerator, column),
+                    per_seed(scenario, denominator, column))
 
 
 def table(rows: list[Row]) -> pd.DataFrame:

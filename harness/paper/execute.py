@@ -12,8 +12,9 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import nbformat
+from harness.seams.errors import UserError
 
 #: the checkout (parent of the ``harness`` package) and its notebooks
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,7 @@ NOTEBOOKS = ROOT / "notebooks"
 @dataclass(frozen=True)
 class Executed:
     name: str
-    notebook: nbformat.NotebookNode
+    notebook: Any  # nbformat.NotebookNode
     #: the first error's one line, "" when every cell ran
     error: str = ""
 
@@ -40,9 +41,14 @@ def kernel_env(out: Path) -> dict[str, str]:
 def execute(artifact: str, name: str, out: Path, timeout_s: int = 1800) -> Executed:
     """Run ``notebooks/<name>.py`` (the notebook of ``artifact``) with the kernel's working
     directory ``out/report``."""
-    import jupytext
-    import nbclient
-    from nbclient.exceptions import CellExecutionError
+    try:
+        import jupytext
+        import nbclient
+        import nbformat
+        from nbclient.exceptions import CellExecutionError
+    except ImportError as exc:
+        raise UserError(f"python -m harness.paper needs {exc.name}: pip install -e '.[paper]'"
+                        ) from None
 
     workdir = out / "report"
     workdir.mkdir(parents=True, exist_ok=True)

@@ -51,7 +51,8 @@ def check_artifact(out: Path, artifact: str) -> list[dict]:
     assert re.search(r"Produced by: TWIN = SIMULATION .* seeds 0-1 \(2 seeds\)", shown)
     rows = json.loads((out / "report" / "summary" / f"{artifact}.json").read_text())
     assert rows and all(r["kind"] == "twin" for r in rows)
-    assert any(not math.isnan(r["paper"]) and not math.isnan(r["ours"]) for r in rows)
+    assert any(not math.isnan(r["paper"]) for r in rows)  # the paper's numbers
+    assert any(not math.isnan(r["ours"]) for r in rows)  # and ours
     return rows
 
 

@@ -35,7 +35,7 @@ def test_fast_mode_plans_every_artifact_small() -> None:
         for spec in specs:
             assert "seed.count=2" in spec.overrides
             durations = [o for o in spec.overrides if o.startswith("scenario.duration_s=")]
-            assert float(durations[0].split("=")[1]) <= 1.0
+            assert float(durations[0].split("=")[1]) <= 1.5  # Figure 10: 1.5 s
 
 
 def test_full_mode_follows_the_paper() -> None:

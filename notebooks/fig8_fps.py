@@ -12,78 +12,59 @@
 # ---
 
 # %% [markdown]
-# # Figure 8: FPS of TFLite, Band and ADMS beside the paper
+# # Figure 8: FPS of TFLite, Band and ADMS on FRS and ROS
 #
-# Reads run folders (``requests.parquet`` ...) and derives everything from their rows with
-# `harness.reporting.metrics`: a frame counts when **every** model of it finished. Set
-# `RESULTS_DIR` to a run folder, or to a folder holding run folders (the newest `MAX_RUNS` are read). Without
-# it, the notebook runs the K50 Pro **twin** (a calibrated simulation, not a phone) on FRS and
-# ROS for `DURATION_S` simulated seconds each; every table and plot names the device kind.
+# Each run is one device and one scenario with the three baselines, every seed; FPS counts
+# the frames for which **every** model finished (`harness.reporting.metrics`), a figure is a
+# mean over seeds with its 95% interval, and a ratio of two baselines pairs the seeds
+# (paired bootstrap, `harness.reporting.stats`). The paper's bars are not printed as numbers:
+# its text gives FRS on the K50 Pro, ADMS on the P20 and ADMS's ROS ratios (the other ROS
+# values are derived from them, marked in the notes).
 
 # %%
-import os
-import tempfile
-from pathlib import Path
-
-import pandas as pd
 from IPython.display import Image, Markdown, display
 
-from harness.experiment import session
-from harness.reporting import paper, plots, report
-from harness.reporting.store import load_run
+from harness.paper import figures, nb
+from harness.reporting import metrics, paper, plots, report
 
-MAX_RUNS = 6
-DURATION_S = float(os.environ.get("DURATION_S", "3"))
-
-
-# %%
-def run_folders(root: Path) -> list[Path]:
-    """``root`` itself if it is a run folder, else the newest run folders below it."""
-    def is_run(p: Path) -> bool:
-        return (p / "requests.parquet").exists() or (p / "requests.jsonl").exists()
-
-    if is_run(root):
-        return [root]
-    found = {p.parent for p in root.rglob("requests.*") if is_run(p.parent)}
-    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)[:MAX_RUNS]
-
-
-def twin_runs(base: Path) -> list[Path]:
-    """FRS and ROS on the K50 Pro twin, seed 0, without plots."""
-    return [session.run([f"scenario={sc}", f"scenario.duration_s={DURATION_S}",
-                         "scenario.warmup_s=0.5", "plots=false"], base / sc)
-            for sc in ("frs", "ros")]
-
-
-# %%
-root = os.environ.get("RESULTS_DIR")
-folders = run_folders(Path(root)) if root else twin_runs(Path(tempfile.mkdtemp()))
-runs = [load_run(f) for f in folders]
-print("runs:", *(str(r.folder) for r in runs), sep="\n  ")
+found = nb.runs("fig8")
+display(Markdown(nb.heading("Figure 8: FPS per baseline", found)))
 
 # %% [markdown]
-# ## The comparison table of each run
+# ## Each run's comparison table
 
 # %%
-for run in runs:
-    table, identity = report.report_table(run)
+tables = {}
+for run in found:
+    table, identity = report.report_table(run.data)
+    tables[run.label] = table
     display(Markdown(report.markdown(table, identity)))
 
 # %% [markdown]
-# ## The paper's Figure 8 values (derived ones marked)
+# ## Beside the paper
 
 # %%
-reference = pd.DataFrame([
-    {"device": d, "scenario": s, "baseline": b, "fps": v.value, "derived": v.derived,
-     "source": v.source.where, "note": v.note}
-    for (d, s), values in paper.FIG8_FPS.items() for b, v in values.items()])
-reference
-
-# %% [markdown]
-# ## FPS beside the paper
+rows = []
+for run in found:
+    device, scenario = run.identity.device, run.identity.paper_scenario
+    per_seed = metrics.compute(run.data).scenario
+    ran = set(per_seed["baseline"])
+    for baseline, value in paper.fig8_values(device, scenario).items():
+        if baseline in ran:
+            rows.append(nb.Row("fig8", f"{device} {scenario} {baseline} FPS", value.value,
+                               nb.seed_interval(per_seed, baseline, "fps"), "frames/s",
+                               value.note, run.kind))
+    for reference in ("tflite", "band"):
+        stated = paper.fig8_ratio(device, scenario, reference)
+        if stated is not None and {"adms", reference} <= ran:
+            rows.append(nb.Row("fig8", f"{device} {scenario} ADMS / {reference} FPS", stated,
+                               nb.ratio(per_seed, "adms", reference), "x",
+                               "paired bootstrap over seeds", run.kind))
+nb.emit("fig8", rows)
 
 # %%
-for run in runs:
-    table, identity = report.report_table(run)
-    png = plots.fps_plot(table, identity, run.folder / "fps.png")
-    display(Image(filename=str(png)))
+figures.FOLDER.mkdir(exist_ok=True)
+for run in found:
+    path = figures.FOLDER / f"fig8_{run.label.replace('/', '_')}.png"
+    plots.fps_plot(metrics.compute(run.data).scenario, run.identity, path)
+    display(Image(filename=str(path)))

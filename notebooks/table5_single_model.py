@@ -14,61 +14,77 @@
 # %% [markdown]
 # # Table V: single-model subgraphs and latency, Band against ADMS
 #
-# Each of Table V's models runs **alone** (scenario `single`, closed loop) on the K50 Pro
-# **twin** (a calibrated simulation, not a phone) under Band (Model Analyzer at
-# `minimum_subgraph_size=1`, the setting whose counts match Table III) and under ADMS (windows
-# tuned per processor). The subgraph counts come from each run's manifest, the latency from
-# its request rows. Our models are rebuilt from Keras layers and our op-support table is the
-# public delegate rules narrowed to fit Table III, so compare the direction, not the digits.
+# Each model runs **alone** (scenario `single`, closed loop) under Band (its Model Analyzer
+# at `minimum_subgraph_size` 1, the setting whose counts match Table III) and under ADMS
+# (windows tuned per processor). The subgraph counts come from each run's manifest, the
+# latency from its request rows: the mean latency per seed, then the mean over seeds with
+# its 95% interval. Our models are rebuilt from Keras layers and our op support is the
+# public delegate rules, so compare the direction (ADMS below Band), not the digits.
 
 # %%
-import json
-import os
-import tempfile
-from pathlib import Path
-
 import pandas as pd
+from IPython.display import Image, Markdown, display
 
-from harness.experiment import session
+from harness.paper import figures, nb
 from harness.reporting import metrics, paper
-from harness.reporting.store import load_run
 
-DURATION_S = float(os.environ.get("DURATION_S", "2"))
-MODELS = [r.model for r in paper.TABLE5]
-base = Path(tempfile.mkdtemp())
+found = nb.runs("table5")
+display(Markdown(nb.heading("Table V: single-model subgraphs and latency", found)))
 
 
 # %%
-def single(model: str) -> Path:
-    return session.run(["scenario=single", f"scenario.models=[{model}]",
-                        f"scenario.duration_s={DURATION_S}", "scenario.warmup_s=0.2",
-                        "run=[band,adms]", "seed.count=2", "plots=false"], base / model)
+def rows_of(run: nb.Run) -> pd.DataFrame:
+    models = metrics.compute(run.data).models
+    plans = run.data.manifest["runs"]
+    models["unit"] = [plans[b][str(s)]["plans"][m]["unit"]
+                      for b, s, m in zip(models["baseline"], models["seed"], models["model"],
+                                         strict=True)]
+    models["merged"] = [plans[b][str(s)]["plans"][m]["merged"]
+                        for b, s, m in zip(models["baseline"], models["seed"], models["model"],
+                                           strict=True)]
+    return models[["model", "baseline", "seed", "unit", "merged", "latency_mean_ms"]]
 
 
-def rows(folder: Path) -> list[dict]:
-    run = load_run(folder)
-    latency = metrics.model_metrics(run.requests).set_index("baseline")
-    facts = json.loads((folder / "manifest.json").read_text())["runs"]
-    out = []
-    for baseline in ("band", "adms"):
-        model = run.requests["model"].iloc[0]
-        first_seed = next(iter(facts[baseline].values()))  # plans are the same every seed
-        counts = first_seed["plans"][model]
-        out.append({"model": model, "baseline": baseline, "unit": counts["unit"],
-                    "merged": counts["merged"],
-                    "p50 ms": latency.loc[baseline, "latency_p50_ms"]})
-    return out
-
-
-ours = pd.DataFrame([r for m in MODELS for r in rows(single(m))])
-ours
+ours = pd.concat([rows_of(r) for r in found], ignore_index=True)
+ours.groupby(["model", "baseline"]).mean(numeric_only=True).drop(columns="seed")
 
 # %% [markdown]
 # ## Beside the paper
 
 # %%
-ref = pd.DataFrame([{"model": r.model, "baseline": b, "paper unit": r.unit[b],
-                     "paper merged": r.merged[b], "paper ms": r.latency_ms[b]}
-                    for r in paper.TABLE5 for b in ("band", "adms")])
-table5 = ref.merge(ours, on=["model", "baseline"], how="left")
-table5
+rows = []
+for ref in paper.TABLE5:
+    for baseline in ("band", "adms"):
+        mine = ours[(ours["model"] == ref.model) & (ours["baseline"] == baseline)]
+        if mine.empty:
+            continue
+        kind = found[0].kind
+        rows += [
+            nb.Row("table5", f"{ref.paper_name} {baseline} latency", ref.latency_ms[baseline],
+                   nb.interval(mine["latency_mean_ms"]), "ms", kind=kind),
+            nb.Row("table5", f"{ref.paper_name} {baseline} unit subgraphs", ref.unit[baseline],
+                   nb.interval(mine["unit"]), kind=kind),
+            nb.Row("table5", f"{ref.paper_name} {baseline} merged subgraphs",
+                   ref.merged[baseline], nb.interval(mine["merged"]), kind=kind)]
+nb.emit("table5", rows)
+
+# %%
+lat = ours.groupby(["model", "baseline"])["latency_mean_ms"].mean().unstack()
+ref = pd.DataFrame({b: {r.model: r.latency_ms[b] for r in paper.TABLE5} for b in ("band", "adms")})
+fig = figures.figure(8, 3.6)
+ax = fig.subplots()
+width = 0.2
+for k, model in enumerate(lat.index):
+    for j, (label, value) in enumerate((("ours band", lat.loc[model, "band"]),
+                                        ("ours adms", lat.loc[model, "adms"]),
+                                        ("paper band", ref["band"].get(model)),
+                                        ("paper adms", ref["adms"].get(model)))):
+        if value is not None and value == value:  # the paper has no value for every model
+            ax.bar(k + (j - 1.5) * width, value, width, color=f"C{j}", label=label)
+ax.set_xticks(range(len(lat.index)), lat.index)
+ax.set_ylabel("mean latency alone (ms)")
+handles, labels = ax.get_legend_handles_labels()
+unique = dict(zip(labels, handles, strict=True))
+ax.legend(unique.values(), unique.keys(), fontsize=7)
+display(Image(filename=str(figures.save(fig, "Table V: single-model latency, Band vs ADMS",
+                                        nb.kind_line(found), "table5"))))

@@ -60,11 +60,13 @@ def compose_run(overrides: list[str] | tuple[str, ...] = ()) -> tuple[RunConf, D
     return resolve(to_object(raw, RunConf)), raw
 
 
-def run(overrides: list[str], output_dir: str | Path) -> Path:
+def run(overrides: list[str], output_dir: str | Path, report: bool = True) -> Path:
     """Compose with ``overrides`` (as on the command line) and run into ``output_dir``: the
-    programmatic ``python -m harness`` (notebooks, scripts)."""
+    programmatic ``python -m harness`` (notebooks, scripts). ``report=False`` records the
+    run folder only (no printed tables, ``summary.csv``, trace or plots): for callers that
+    derive their own figures from the folder (``python -m harness.paper``)."""
     cfg, raw = compose_run(overrides)
-    return run_session(cfg, raw, str(output_dir))
+    return run_session(cfg, raw, str(output_dir), report)
 
 
 def device_kind(cfg: RunConf) -> str:
@@ -77,7 +79,7 @@ def scenario_models(cfg: RunConf) -> Models:
     return load_models(cfg.scenario.name, list(cfg.scenario.models), files, Path(cfg.zoo_cache))
 
 
-def run_session(cfg: RunConf, raw: DictConfig, output_dir: str) -> Path:
+def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = True) -> Path:
     console = Console() if sys.stdout.isatty() else Console(width=WIDE)
     folder = Path(output_dir)
     cfg = resolve(cfg)
@@ -99,7 +101,8 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str) -> Path:
     finally:
         recorder.close()
         _write_manifest(recorder, cfg, raw, state, status=status)
-    _report(cfg, folder, console)
+    if report:
+        _report(cfg, folder, console)
     return folder
 
 

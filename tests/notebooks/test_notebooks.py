@@ -1,43 +1,83 @@
-"""Every notebook in ``notebooks/`` (jupytext percent format) executes without error."""
+"""Every paper notebook executes in fast mode and shows ours beside the paper's numbers,
+titled with the device kind; the report embeds them all.
+
+The default run builds one artifact end to end (``small_report``); the whole paper in fast
+mode (``paper_report``, every notebook) is ``slow``: ``pytest -m slow tests/notebooks``.
+"""
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from pathlib import Path
 
+import jupytext
 import pytest
 
+from harness.paper import plan
+from harness.paper.build import Built
 from tests.fixtures.paths import REPO
 
-jupytext = pytest.importorskip("jupytext")
-nbclient = pytest.importorskip("nbclient")
-
-ROOT = REPO
-NOTEBOOKS = ROOT / "notebooks"
-NAMES = ["fig8_fps.py", "table3_subgraphs.py", "table5_single_model.py"]
+NOTEBOOKS = REPO / "notebooks"
 
 
-def execute(path: Path, cwd: Path) -> None:
-    """Run every cell in a fresh kernel (which inherits this process's environment)."""
-    client = nbclient.NotebookClient(jupytext.read(path), timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(cwd)}})
-    client.execute()
+def test_every_notebook_belongs_to_an_artifact() -> None:
+    names = {name for name, _ in plan.ARTIFACTS.values()}
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.py")) == sorted(names)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_notebook_runs(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RESULTS_DIR", raising=False)
-    monkeypatch.setenv("DURATION_S", "1")
-    execute(NOTEBOOKS / name, tmp_path)
+@pytest.mark.parametrize("artifact", list(plan.ARTIFACTS))
+def test_each_notebook_reads_its_own_runs_and_emits_its_rows(artifact: str) -> None:
+    notebook = jupytext.read(NOTEBOOKS / f"{plan.ARTIFACTS[artifact][0]}.py")
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert f'nb.runs("{artifact}")' in code
+    assert f'nb.emit("{artifact}", rows)' in code
+    assert "session.run" not in code  # computed only from run folders
 
 
-def test_every_notebook_is_listed() -> None:
-    assert sorted(p.name for p in NOTEBOOKS.glob("*.py")) == sorted(NAMES)
+def outputs(notebook: dict) -> list[dict]:
+    return [o for c in notebook["cells"] for o in c.get("outputs", [])]
 
 
-def test_fig8_reads_a_run_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.harness.reporting.test_metrics import small_run
+def check_artifact(out: Path, artifact: str) -> list[dict]:
+    """The executed notebook ran every cell, named the device kind and seeds, and wrote
+    rows with the paper's values; returns the rows."""
+    name = plan.ARTIFACTS[artifact][0]
+    notebook = json.loads((out / "report" / "notebooks" / f"{name}.ipynb").read_text())
+    outs = outputs(notebook)
+    assert not [o for o in outs if o["output_type"] == "error"], artifact
+    shown = " ".join("".join(o.get("data", {}).get("text/markdown", "")) for o in outs)
+    assert re.search(r"Produced by: TWIN = SIMULATION .* seeds 0-1 \(2 seeds\)", shown)
+    rows = json.loads((out / "report" / "summary" / f"{artifact}.json").read_text())
+    assert rows and all(r["kind"] == "twin" for r in rows)
+    assert any(not math.isnan(r["paper"]) for r in rows)  # the paper's numbers
+    assert any(not math.isnan(r["ours"]) for r in rows)  # and ours
+    return rows
 
-    small_run(tmp_path / "run")
-    monkeypatch.setenv("RESULTS_DIR", str(tmp_path))
-    execute(NOTEBOOKS / "fig8_fps.py", tmp_path)
-    assert (tmp_path / "run" / "fps.png").stat().st_size > 0
+
+def test_one_artifact_end_to_end(small_report: tuple[Built, Path]) -> None:
+    built, out = small_report
+    assert built.errors == {}
+    rows = check_artifact(out, "table3")
+    unit = next(r for r in rows if r["quantity"] == "MobileNetV1 unit subgraphs")
+    assert unit["paper"] == 4 and unit["ratio"] == pytest.approx(unit["ours"] / 4)
+    index = json.loads((out / "index.json").read_text())
+    assert [e["status"] for e in index["table3"]] == ["ran"]
+    md = built.markdown.read_text()
+    assert "| table3 | MobileNetV1 unit subgraphs | twin | 4 |" in md
+    assert "<section id='table3'>" in built.html.read_text()
+
+
+@pytest.mark.slow
+def test_the_whole_paper_in_fast_mode(paper_report: tuple[Built, Path]) -> None:
+    built, out = paper_report
+    assert built.errors == {}
+    for artifact in plan.ARTIFACTS:
+        check_artifact(out, artifact)
+    page = built.html.read_text()
+    assert all(f"<section id='{a}'>" in page for a in plan.ARTIFACTS)
+    # every figure a notebook displayed is embedded
+    figures = sorted((out / "report" / "figures").glob("*.png"))
+    assert len(figures) >= len(plan.ARTIFACTS)
+    assert page.count("data:image/png;base64,") >= len(figures)

@@ -1,0 +1,28 @@
+"""Figures of the paper notebooks: matplotlib's object API on Agg canvases (no pyplot
+state), every title naming the device kind and seeds that produced the data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+DPI = 100
+FOLDER = Path("figures")
+
+
+def figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save(fig: Figure, title: str, produced_by: str, name: str) -> Path:
+    """Title it (the artifact, then who produced it), write ``figures/<name>.png``."""
+    fig.suptitle(f"{title}\n{produced_by}", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    FOLDER.mkdir(exist_ok=True)
+    path = FOLDER / f"{name}.png"
+    fig.savefig(path)
+    return path

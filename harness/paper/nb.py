@@ -1,0 +1,186 @@
+"""What every paper notebook does: find its run folders, say who produced them, set ours
+beside the paper's number.
+
+A notebook calls :func:`runs` with its artifact name. Under ``python -m harness.paper`` the
+environment variable ``PAPER_OUT`` names the output folder, whose ``index.json`` lists the
+artifact's run folders; opened alone (no ``PAPER_OUT``), the notebook first runs its own
+artifact in fast mode into a temporary folder (``PAPER_DEVICE`` picks the device). Either
+way everything shown is computed from the folders' ``manifest.json`` and parquet tables.
+
+A comparison is a :class:`Row`: the paper's value, ours as a mean with its 95% interval over
+seeds (:mod:`harness.reporting.stats`), their ratio with the interval scaled by the paper's
+value, and a note. :func:`emit` shows the rows and, under the driver, writes them to
+``report/summary/<artifact>.json`` for the report's summary table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from harness.reporting.report import RunIdentity, run_identity
+from harness.reporting.stats import NAN, Interval, mean_ci, ratio_ci
+from harness.reporting.store import RunData, load_run
+
+ENV_OUT = "PAPER_OUT"
+ENV_DEVICE = "PAPER_DEVICE"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run folder an artifact reads."""
+
+    label: str
+    data: RunData
+    identity: RunIdentity
+    #: why it did not finish ("" when it did)
+    error: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.identity.kind
+
+
+def out_dir() -> Path:
+    """The driver's output folder, or a fresh temporary one for a notebook opened alone."""
+    given = os.environ.get(ENV_OUT)
+    if given:
+        return Path(given)
+    path = Path(tempfile.mkdtemp(prefix="paper-"))
+    os.environ[ENV_OUT] = str(path)
+    return path
+
+
+def runs(artifact: str) -> list[Run]:
+    """The artifact's finished runs, in the order the plan lists them."""
+    out = out_dir()
+    index_path = out / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    if artifact not in index:
+        from harness.paper.build import build_runs
+
+        build_runs([f"device={os.environ.get(ENV_DEVICE, 'k50pro')}", "mode=fast",
+                    f"only=[{artifact}]", f"out_dir={out}"])
+        index = json.loads(index_path.read_text())
+    found = []
+    for entry in index[artifact]:
+        folder = out / entry["folder"]
+        if (folder / "manifest.json").exists():
+            data = load_run(folder)
+            found.append(Run(entry["label"], data, run_identity(data.manifest),
+                             entry.get("error", "")))
+    return found
+
+
+def by_label(found: Iterable[Run]) -> dict[str, Run]:
+    return {r.label: r for r in found}
+
+
+def produced_by(found: list[Run]) -> str:
+    """``TWIN (simulation) · k50pro, p20 · seeds 0-4 (5 seeds)``: every kind, device and
+    seed set among ``found``."""
+    if not found:
+        return "NO RUNS"
+    kinds = sorted({f"{r.kind.upper()} = {r.identity.kind_meaning}" for r in found})
+    devices = sorted({r.identity.device for r in found})
+    seeds = sorted({r.identity.seed for r in found})
+    return f"{' + '.join(kinds)} · device {', '.join(devices)} · seeds {'; '.join(seeds)}"
+
+
+def heading(title: str, found: list[Run]) -> str:
+    """A Markdown heading naming the artifact and what produced it."""
+    failed = [f"{r.label}: {r.error}" for r in found if r.error]
+    lines = [f"## {title}", "", f"**Produced by: {produced_by(found)}**"]
+    return "\n".join(lines + ([""] + [f"- failed: {f}" for f in failed] if failed else []))
+
+
+def kind_line(found: list[Run]) -> str:
+    """For figure titles: the device kinds and seeds."""
+    return produced_by(found)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One number of the paper beside ours."""
+
+    artifact: str
+    quantity: str
+    paper: float
+    ours: Interval
+    unit: str = ""
+    note: str = ""
+    kind: str = ""
+
+    @property
+    def ratio(self) -> Interval:
+        """Ours over the paper's, the interval scaled by the paper's value."""
+        if not self.paper or math.isnan(self.paper):
+            return Interval(NAN, NAN, NAN, ())
+        return Interval(self.ours.mean / self.paper, self.ours.low / self.paper,
+                        self.ours.high / self.paper,
+                        tuple(v / self.paper for v in self.ours.values))
+
+    def record(self) -> dict[str, object]:
+        return {"artifact": self.artifact, "quantity": self.quantity, "kind": self.kind,
+                "unit": self.unit, "paper": self.paper, "ours": self.ours.mean,
+                "ours_low": self.ours.low, "ours_high": self.ours.high,
+                "n_seeds": self.ours.n, "ratio": self.ratio.mean,
+                "ratio_low": self.ratio.low, "ratio_high": self.ratio.high,
+                "note": self.note}
+
+
+def interval(values: Iterable[float]) -> Interval:
+    return mean_ci([float(v) for v in values])
+
+
+def per_seed(scenario: pd.DataFrame, baseline: str, column: str) -> dict[int, float]:
+    """Seed -> one baseline's value of a column of ``Metrics.scenario``."""
+    rows = scenario[scenario["baseline"] == baseline]
+    return dict(zip(rows["seed"].astype(int), rows[column].astype(float), strict=True))
+
+
+def seed_interval(scenario: pd.DataFrame, baseline: str, column: str) -> Interval:
+    """The mean over seeds of one baseline's column, with its interval."""
+    return interval(per_seed(scenario, baseline, column).values())
+
+
+def ratio(scenario: pd.DataFrame, numerator: str, denominator: str, column: str = "fps"
+          ) -> Interval:
+    """One baseline's column over another's, seeds paired (paired bootstrap)."""
+    return ratio_ci(per_seed(scenario, numerator, column),
+                    per_seed(scenario, denominator, column))
+
+
+def table(rows: list[Row]) -> pd.DataFrame:
+    """The rows as a table: paper, ours ± CI, ratio [low, high], note."""
+    return pd.DataFrame([{
+        "quantity": r.quantity, "unit": r.unit, "paper": _num(r.paper),
+        "ours (mean ± 95% CI)": r.ours.text("{:.3g}"),
+        "ratio ours/paper": r.ratio.text("{:.2f}"), "seeds": r.ours.n, "kind": r.kind,
+        "note": r.note} for r in rows])
+
+
+def _num(value: float) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:g}"
+
+
+def emit(artifact: str, rows: list[Row]) -> pd.DataFrame:
+    """Write the rows for the report's summary (under the driver) and return their table."""
+    folder = out_dir() / "report" / "summary"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{artifact}.json").write_text(json.dumps([r.record() for r in rows], indent=1,
+                                                        default=_json_default))
+    return table(rows)
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Interval):
+        return asdict(value)
+    raise TypeError(type(value).__name__)

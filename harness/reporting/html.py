@@ -1,0 +1,146 @@
+"""The paper report: executed notebooks as one self-contained HTML page, and its summary.
+
+``paper.html`` has one section per artifact: the notebook's Markdown (rendered with
+markdown-it), its tables (pandas' HTML) and its figures (PNG embedded as ``data:`` URIs), so
+the file opens anywhere with nothing beside it; code sits folded under each output. On top,
+the summary table: every number the notebooks compared (``summary/<artifact>.json``,
+:func:`harness.paper.nb.emit`), paper value, ours (mean ± 95% CI), ratio, note. ``paper.md``
+is that summary table in Markdown.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+_MD = MarkdownIt("commonmark").enable("table")
+SUMMARY_COLUMNS = ("artifact", "quantity", "kind", "paper", "ours (mean ± 95% CI)",
+                   "ratio ours/paper", "note")
+STYLE = """
+body{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0}
+td,th{border:1px solid #bbb;padding:2px 6px;text-align:right}
+th{background:#eee} td:first-child,th:first-child{text-align:left}
+img{max-width:100%;border:1px solid #ddd;margin:.3em 0}
+pre{background:#f6f6f6;padding:.4em;font-size:11px;overflow-x:auto}
+pre.error{background:#fdd} section{border-top:3px solid #447;margin-top:2em}
+details{font-size:11px;color:#555}
+"""
+
+
+def summary_rows(folder: Path, artifacts: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows the notebooks of ``artifacts`` wrote into ``folder/summary``, in order."""
+    rows: list[dict[str, Any]] = []
+    for artifact in artifacts:
+        path = folder / "summary" / f"{artifact}.json"
+        if path.exists():
+            rows += json.loads(path.read_text())
+    return rows
+
+
+def _fmt(value: Any, spec: str = "{:.3g}") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return spec.format(value) if isinstance(value, int | float) else str(value)
+
+
+def _pm(row: Mapping[str, Any], key: str, spec: str) -> str:
+    mean, low, high = row.get(key), row.get(f"{key}_low"), row.get(f"{key}_high")
+    text = _fmt(mean, spec)
+    if text == "–" or not all(isinstance(v, float) and not math.isnan(v) for v in (low, high)):
+        return text
+    return f"{text} ± {spec.format((high - low) / 2)}"  # type: ignore[operator]
+
+
+def summary_cells(row: Mapping[str, Any]) -> list[str]:
+    unit = f" {row['unit']}" if row.get("unit") else ""
+    return [str(row["artifact"]), f"{row['quantity']}{unit}", str(row.get("kind", "")),
+            _fmt(row.get("paper"), "{:g}"), _pm(row, "ours", "{:.3g}"),
+            _pm(row, "ratio", "{:.2f}"), str(row.get("note", ""))]
+
+
+def summary_markdown(rows: Sequence[Mapping[str, Any]], facts: Mapping[str, Any]) -> str:
+    head = (f"# ADMS paper, regenerated: device {facts.get('device')}, mode "
+            f"{facts.get('mode')}\n\nbuilt in {facts.get('seconds')} s; runs "
+            f"{facts.get('runs')}\n\n")
+    lines = ["| " + " | ".join(SUMMARY_COLUMNS) + " |",
+             "|" + "|".join("---" for _ in SUMMARY_COLUMNS) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "/") for c in summary_cells(r)) + " |"
+              for r in rows]
+    return head + "\n".join(lines) + "\n"
+
+
+def _summary_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in SUMMARY_COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in summary_cells(r))
+                   + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _text(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def output_html(output: Mapping[str, Any]) -> str:
+    """One cell output: a figure, a table, Markdown, text or an error."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        return f"<pre>{html.escape(_text(output.get('text', '')))}</pre>"
+    if kind == "error":
+        return (f"<pre class='error'>{html.escape(str(output.get('ename')))}: "
+                f"{html.escape(str(output.get('evalue')))}</pre>")
+    data = output.get("data", {})
+    if "image/png" in data:
+        return f"<img src='data:image/png;base64,{_text(data['image/png']).strip()}'>"
+    if "text/html" in data:
+        return _text(data["text/html"])
+    if "text/markdown" in data:
+        return _MD.render(_text(data["text/markdown"]))
+    if "text/plain" in data:
+        return f"<pre>{html.escape(_text(data['text/plain']))}</pre>"
+    return ""
+
+
+def cell_html(cell: Mapping[str, Any]) -> str:
+    if cell.get("cell_type") == "markdown":
+        return _MD.render(_text(cell.get("source", "")))
+    if cell.get("cell_type") != "code":
+        return ""
+    code = (f"<details><summary>code</summary><pre>{html.escape(_text(cell['source']))}"
+            f"</pre></details>")
+    return code + "".join(output_html(o) for o in cell.get("outputs", []))
+
+
+def notebook_html(artifact: str, notebook: Mapping[str, Any], error: str) -> str:
+    failed = f"<pre class='error'>notebook failed: {html.escape(error)}</pre>" if error else ""
+    cells = "".join(cell_html(c) for c in notebook.get("cells", []))
+    return f"<section id='{html.escape(artifact)}'>{failed}{cells}</section>"
+
+
+def page(sections: Sequence[str], rows: Sequence[Mapping[str, Any]],
+         facts: Mapping[str, Any]) -> str:
+    title = f"ADMS paper, regenerated: device {facts.get('device')}, mode {facts.get('mode')}"
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+            f"</title><style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<p>built in {facts.get('seconds')} s; runs {html.escape(str(facts.get('runs')))}"
+            f"</p><h2>Summary: the paper beside ours</h2>{_summary_html(rows)}"
+            f"{''.join(sections)}</body></html>")
+
+
+def write_report(folder: Path, executed: Sequence[tuple[str, Any]],
+                 facts: Mapping[str, Any]) -> tuple[Path, Path]:
+    """``paper.html`` and ``paper.md`` in ``folder``; ``executed``: (artifact, an object
+    with ``notebook`` and ``error``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = summary_rows(folder, [a for a, _ in executed])
+    sections = [notebook_html(a, e.notebook, e.error) for a, e in executed]
+    html_path, md_path = folder / "paper.html", folder / "paper.md"
+    html_path.write_text(page(sections, rows, facts))
+    md_path.write_text(summary_markdown(rows, facts))
+    return html_path, md_path

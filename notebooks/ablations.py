@@ -1,0 +1,63 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Ablations: ADMS without window tuning, without the monitor, without its priority terms
+#
+# One scenario (FRS by default), Band and ADMS with each ablation, one switch each
+# (`conf/baseline/`): `adms_window1` (window size 1 everywhere: no window tuning),
+# `adms_no_monitor` (no Processor Monitor: no thermal steering, loads 0/1),
+# `adms_no_priority` (α = γ = δ = 0), `adms_eqs_only` (no earliest-finish filter). Each
+# ablation's FPS over ADMS's pairs the seeds (paired bootstrap). The paper reports one
+# ablation only, in its ROS text: ADMS *without subgraph partitioning* (whole models) at
+# 0.553 of ADMS and 0.660 of Band; this harness has no whole-model ADMS variant, so that
+# row has no value of ours.
+
+# %%
+from IPython.display import Image, Markdown, display
+
+from harness.paper import figures, nb
+from harness.reporting import metrics, paper, plots, report
+from harness.reporting.stats import NAN, Interval, ratio_ci
+
+found = nb.runs("ablations")
+display(Markdown(nb.heading("Ablations of ADMS", found)))
+run = found[0]
+table, identity = report.report_table(run.data)
+display(Markdown(report.markdown(table, identity)))
+
+# %%
+per_seed = metrics.compute(run.data).scenario
+
+
+def fps_of(baseline: str) -> dict[int, float]:
+    rows = per_seed[per_seed["baseline"] == baseline]
+    return dict(zip(rows["seed"].astype(int), rows["fps"].astype(float), strict=True))
+
+
+rows = []
+for baseline in table["baseline"]:
+    if baseline == "adms" or "adms" not in set(table["baseline"]):
+        continue
+    ratio = ratio_ci(fps_of(baseline), fps_of("adms"))
+    rows.append(nb.Row("ablations", f"{baseline} FPS / ADMS FPS", NAN, ratio, "x",
+                       "the paper has no such ablation", run.kind))
+rows += [nb.Row("ablations", f"ADMS without partitioning / {b} FPS (ROS)", value.value,
+                Interval(NAN, NAN, NAN, ()), "x", "not measured: no whole-model ADMS here",
+                run.kind) for b, value in paper.ABLATION_NO_PARTITION.items()]
+nb.emit("ablations", rows)
+
+# %%
+figures.FOLDER.mkdir(exist_ok=True)
+path = plots.fps_plot(per_seed, identity, figures.FOLDER / "ablations_fps.png")
+display(Image(filename=str(path)))

@@ -1,0 +1,84 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Figure 6: window size against latency, FPS and subgraph count (DeepLabV3)
+#
+# DeepLabV3 runs alone (closed loop) under ADMS with one window size forced on every
+# processor (`adms_ws<w>`), and under ADMS with its tuner's own choice (`adms`; the tuner
+# picks a window per processor, recorded in the manifest). Latency is the mean per seed,
+# FPS the model's completed inferences per second, the subgraph count the plan's total
+# (unit subgraphs + merged). The paper's figure marks window size 5 as the best balance.
+
+# %%
+import pandas as pd
+from IPython.display import Image, Markdown, display
+
+from harness.paper import figures, nb
+from harness.reporting import metrics, paper
+
+found = nb.runs("fig6")
+display(Markdown(nb.heading("Figure 6: window size sweep, DeepLabV3", found)))
+run = found[0]
+
+
+# %%
+def total(facts: dict) -> int:
+    c = facts["plans"]["deeplabv3"]
+    return c["unit_subgraphs"] + c["merged"]
+
+
+m = metrics.compute(run.data)
+per_seed = m.models.merge(m.scenario[["baseline", "seed", "fps"]], on=["baseline", "seed"])
+plans = run.data.manifest["runs"]
+per_seed["subgraphs"] = [total(plans[b][str(s)]) for b, s in
+                         zip(per_seed["baseline"], per_seed["seed"], strict=True)]
+per_seed["window"] = [int(b.removeprefix("adms_ws")) if b.startswith("adms_ws") else None
+                      for b in per_seed["baseline"]]
+tuned = next(iter(plans["adms"].values()))["plan_meta"]["deeplabv3"]["window_size"]
+print("the tuner's windows per processor:", tuned)
+summary = per_seed.groupby("baseline")[["window", "latency_mean_ms", "fps", "subgraphs"]].mean()
+summary
+
+# %%
+sweep = per_seed.dropna(subset=["window"])
+fig = figures.figure(10, 3.4)
+axes = fig.subplots(1, 3)
+for ax, (column, label) in zip(axes, (("latency_mean_ms", "latency (ms)"), ("fps", "FPS"),
+                                      ("subgraphs", "subgraphs")), strict=True):
+    means = sweep.groupby("window")[column].agg(["mean", "sem"]).fillna(0)
+    ax.errorbar(means.index, means["mean"], yerr=1.96 * means["sem"], marker="o",
+                label="ours, forced window")
+    ax.axhline(per_seed[per_seed["baseline"] == "adms"][column].mean(), color="C2",
+               linestyle=":", label="ours, ADMS tuned")
+    ax.axvline(paper.FIG6_BEST_WINDOW.value, color="C3", linestyle="--",
+               label="paper's best (5)")
+    ax.set_xlabel("window size")
+    ax.set_ylabel(label)
+    ax.legend(fontsize=6)
+axes[2].set_yscale("log")
+display(Image(filename=str(figures.save(fig, "Figure 6: window size vs latency, FPS and "
+                                        "subgraphs (DeepLabV3)", nb.kind_line(found),
+                                        "fig6"))))
+
+# %% [markdown]
+# ## Beside the paper: the best window
+
+# %%
+best = sweep.groupby("window")["latency_mean_ms"].mean().idxmin()
+per_processor = {p: w for p, w in tuned.items() if p != "cpu"}
+rows = [nb.Row("fig6", "best forced window (lowest latency)", paper.FIG6_BEST_WINDOW.value,
+               nb.interval([best]), "ops", kind=run.kind,
+               note=f"swept {sorted(sweep['window'].unique().astype(int).tolist())}; "
+                    f"tuner's pick {per_processor}")]
+nb.emit("fig6", rows)

@@ -1,0 +1,145 @@
+"""``python -m harness.paper``: its config, its plan of runs, reuse of complete runs, the
+comparison rows and the HTML report (the notebooks themselves: ``tests/notebooks``)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from harness.paper import build, plan, runner
+from harness.paper.nb import Row
+from harness.reporting import html
+from harness.reporting.stats import Interval, mean_ci
+from harness.seams.errors import UserError
+from tests.fixtures.paths import REPO
+
+
+def paper_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness.paper", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_fast_mode_plans_every_artifact_small() -> None:
+    cfg = build.load_conf(["mode=fast"])
+    assert plan.selected(cfg) == list(plan.ARTIFACTS)
+    for artifact in plan.ARTIFACTS:
+        specs = plan.specs_of(cfg, artifact)
+        assert specs, artifact
+        for spec in specs:
+            assert "seed.count=2" in spec.overrides
+            durations = [o for o in spec.overrides if o.startswith("scenario.duration_s=")]
+            assert float(durations[0].split("=")[1]) <= 1.5  # Figure 10: 1.5 s
+
+
+def test_full_mode_follows_the_paper() -> None:
+    cfg = build.load_conf([])
+    assert cfg.mode == "full"
+    labels = [s.label for s in plan.specs_of(cfg, "fig8")]
+    assert labels == ["k50pro/frs", "k50pro/ros", "p20/frs", "p20/ros"]
+    table2 = plan.specs_of(cfg, "table2")
+    assert {s.label.split("/")[0] for s in table2} == {"k50pro", "p20", "mi6"}
+    k50 = next(s for s in table2 if s.label == "k50pro/copies=4")
+    assert "run=[tflite_on_gpu,tflite_on_apu,tflite_on_npu]" in k50.overrides
+    assert "scenario.streams_per_model=4" in k50.overrides
+    fig9 = [s.label for s in plan.specs_of(cfg, "fig9")]
+    assert fig9[0] == "k50pro/slo=0.1" and fig9[-1] == "k50pro/slo=1" and len(fig9) == 10
+
+
+def test_shared_runs_run_once() -> None:
+    cfg = build.load_conf(["mode=fast"])
+    specs = [s for a in plan.ARTIFACTS for s in plan.specs_of(cfg, a)]
+    fig8 = plan.specs_of(cfg, "fig8")[0]
+    table6 = plan.specs_of(cfg, "table6")[0]
+    assert fig8.digest == table6.digest  # same overrides in fast mode
+    distinct = runner.unique(specs)
+    assert len(distinct) == len({s.digest for s in specs}) < len(specs)
+
+
+def test_the_device_reaches_every_run() -> None:
+    cfg = build.load_conf(["mode=fast", "device=p20", "fig10_device=p20"])
+    for artifact in plan.ARTIFACTS:
+        for spec in plan.specs_of(cfg, artifact):
+            assert "device=p20" in spec.overrides
+
+
+@pytest.mark.parametrize(("override", "words"), [
+    ("mode=nope", "mode='nope' is not a mode; allowed: full, fast"),
+    ("only=[fig99]", "only: fig99 is not an artifact; allowed: table2"),
+])
+def test_bad_input_is_one_user_error(override: str, words: str) -> None:
+    with pytest.raises(UserError, match=words.split(";")[0].replace("[", r"\[")):
+        build.load_conf([override])
+
+
+def test_cli_bad_mode_is_one_line_and_exit_2() -> None:
+    done = paper_cli("mode=nope")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: mode='nope' is not a mode; allowed: full, fast"]
+
+
+def tiny_spec() -> plan.RunSpec:
+    return plan.RunSpec("table2", "k50pro/tiny", (
+        "device=k50pro", "seed.count=1", "scenario.duration_s=0.05", "scenario.warmup_s=0.01",
+        "plots=false", "scenario=single", "scenario.models=[mobilenet_v1]", "run=[tflite]"))
+
+
+def test_a_complete_run_is_reused_and_a_changed_one_is_not(tmp_path: Path) -> None:
+    spec = tiny_spec()
+    first = runner.run_all([spec], tmp_path)
+    assert [o.status for o in first.values()] == ["ran"]
+    folder = first[spec.digest].folder
+    assert runner.is_complete(folder, spec)
+    again = runner.run_all([spec], tmp_path)
+    assert [o.status for o in again.values()] == ["reused"]
+    other = plan.RunSpec(spec.artifact, spec.label, (*spec.overrides[:-1], "run=[band]"))
+    assert not runner.is_complete(folder, other)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["status"] = "interrupted"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert [o.status for o in runner.run_all([spec], tmp_path).values()] == ["ran"]
+
+
+def test_a_failing_run_is_an_outcome(tmp_path: Path) -> None:
+    bad = plan.RunSpec("fig8", "bad", ("scenario=nope",))
+    outcome = runner.run_all([bad], tmp_path)[bad.digest]
+    assert outcome.status == "failed" and "nope" in outcome.error
+    runner.write_index([bad], {bad.digest: outcome}, tmp_path)
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert index["fig8"][0]["status"] == "failed"
+
+
+def test_row_ratio_scales_the_interval_by_the_paper() -> None:
+    ours = mean_ci([9.0, 11.0])
+    row = Row("fig8", "fps", 20.0, ours)
+    assert row.ratio.mean == pytest.approx(0.5)
+    assert row.ratio.low == pytest.approx(ours.low / 20)
+    assert row.ratio.high == pytest.approx(ours.high / 20)
+    assert math.isnan(Row("x", "y", float("nan"), ours).ratio.mean)
+
+
+def test_summary_markdown_and_html_embed(tmp_path: Path) -> None:
+    row = Row("fig8", "k50pro frs adms FPS", 45.12, Interval(40.0, 39.0, 41.0, (39.5, 40.5)),
+              "frames/s", kind="twin").record()
+    (tmp_path / "summary").mkdir()
+    (tmp_path / "summary" / "fig8.json").write_text(json.dumps([row]))
+    png = base64.b64encode(b"\x89PNG fake").decode()
+    notebook = {"cells": [
+        {"cell_type": "markdown", "source": "# Figure 8"},
+        {"cell_type": "code", "source": "x = 1", "outputs": [
+            {"output_type": "display_data", "data": {"image/png": png}},
+            {"output_type": "error", "ename": "ValueError", "evalue": "boom"}]}]}
+    executed = [("fig8", SimpleNamespace(notebook=notebook, error="ValueError: boom"))]
+    page, md = html.write_report(tmp_path, executed, {"device": "k50pro", "mode": "fast"})
+    text = page.read_text()
+    assert f"data:image/png;base64,{png}" in text
+    assert "<h1>Figure 8</h1>" in text and "notebook failed: ValueError: boom" in text
+    assert "| fig8 | k50pro frs adms FPS frames/s | twin | 45.12 | 40 ± 1 | 0.89 ± 0.02 |" in (
+        md.read_text())

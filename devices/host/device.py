@@ -73,11 +73,12 @@ from devices.host.sensors import HostSensors, cpu_model
 from devices.host.slicekey import SliceKey as SliceKey
 from devices.host.slicekey import describe_slice, slice_key
 from devices.host.spec import HostProcessorSpec, parse_device
+from devices.host.threads import HostFacts, is_threads, run_threads
 from devices.host.workers import SliceRunner, Worker, xnnpack_unsupported_ops
 from devices.opsupport import delegate_limits, fallback_processor
 from devices.processors import SupportRules
 from harness.runtime.clocks import WallClock
-from harness.seams.device import DeviceContext
+from harness.seams.device import BaselineRun, DeviceContext, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Subgraph
@@ -152,6 +153,20 @@ class HostDevice:
         """Make this instant time 0 (call before the run's first arrival)."""
         self.t0_ns = time.monotonic_ns()
         return WallClock(self.t0_ns)
+
+    # -- BaselineRunner: the threads baseline ------------------------------------------------
+
+    def runs_baseline(self, name: str, conf: Any) -> bool:
+        """The ``threads`` baseline only (:mod:`devices.host.threads`); the runtime drives
+        every other one through :meth:`start`."""
+        return is_threads(conf)
+
+    def run_baseline(self, run: BaselineRun, sink: RowSink) -> Mapping[str, object]:
+        """Run the scenario as one interpreter per model in its own thread."""
+        cores = tuple(sorted({c for s in self.specs.values() for c in s.cores}))
+        host = HostFacts(self.model_paths, self.graph, cores, self.settings, self.read_sensors,
+                         self.start_clock, self.now_ns)
+        return {"device": self.describe(), **run_threads(host, run, sink)}
 
     # -- Device protocol -------------------------------------------------------------------
 

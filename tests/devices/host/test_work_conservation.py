@@ -48,14 +48,11 @@ class IdleWhileRunnable:
     idle_ns: dict[str, int] = field(default_factory=dict)
     decisions: int = 0
     _open: tuple[int, frozenset[str]] = (0, frozenset())
+    name: str = ""
+    reinsert_front: bool = False
 
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def reinsert_front(self) -> bool:
-        return self.inner.reinsert_front
+    def __post_init__(self) -> None:
+        self.name, self.reinsert_front = self.inner.name, self.inner.reinsert_front
 
     def plan(self, graph: ModelGraph, processors: Sequence[Processor],
              unsupported: Mapping[str, frozenset[int]]) -> ModelPlan:

@@ -263,7 +263,9 @@ class HostDevice:
 
     def close(self) -> None:
         """Stop the workers (each joined with ``host.join_timeout_s``); idempotent. Logs the
-        profile cache's use and warns about workers that did not have their cores."""
+        profile cache's use, trims the slice cache to its budget
+        (:meth:`~devices.host.slicing.SliceCache.trim`) and warns about workers that did not
+        have their cores."""
         if self._profile_store is not None:
             store = self._profile_store
             log.info("host profiles: %d from %s, %d measured and stored", store.hits,
@@ -273,6 +275,8 @@ class HostDevice:
                 log.warning("host worker %s did not stop within %ss", name,
                             self.settings.join_timeout_s)
         self._runners.clear()
+        if self._slicer is not None:
+            self._slicer.trim()
         self._warn_contention()
 
     def cpu_shares(self) -> dict[str, float | None]:
@@ -348,8 +352,16 @@ class HostDevice:
         except Exception as exc:
             raise UserError(f"cannot slice {describe_slice(key)}: {exc}") from None
         spec = self.specs[proc]
-        return lambda: SliceRunner(Path(piece.path), piece.input_tensors, piece.output_tensors,
-                                   spec.kernel, spec.threads)
+
+        def build() -> SliceRunner:
+            path = Path(piece.path)
+            if not path.is_file():  # another run's cache trim dropped it: cut it again
+                with self._slice_lock:
+                    path = Path(self._slice_cache().slice(self._model_path(model), ops).path)
+            return SliceRunner(path, piece.input_tensors, piece.output_tensors, spec.kernel,
+                               spec.threads)
+
+        return build
 
     def _runner(self, key: SliceKey) -> SliceRunner:
         """The slice's runner; built here on first use (call on its worker)."""

@@ -31,7 +31,6 @@ def test_the_host_device_knows_the_baseline_by_its_target() -> None:
 
 
 @pytest.mark.parametrize(("overrides", "kind"), [
-    (["device=k50pro"], "twin"),
     (["device=p20", "scenario=ros"], "twin"),
     (["device=adb", "device.serial=NOPHONE"], "adb"),
 ])

@@ -73,11 +73,12 @@ from devices.host.sensors import HostSensors, cpu_model
 from devices.host.slicekey import SliceKey as SliceKey
 from devices.host.slicekey import describe_slice, slice_key
 from devices.host.spec import HostProcessorSpec, parse_device
+from devices.host.threads import HostFacts, is_threads, run_threads
 from devices.host.workers import SliceRunner, Worker, xnnpack_unsupported_ops
 from devices.opsupport import delegate_limits, fallback_processor
 from devices.processors import SupportRules
 from harness.runtime.clocks import WallClock
-from harness.seams.device import DeviceContext
+from harness.seams.device import BaselineRun, DeviceContext, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Subgraph
@@ -152,6 +153,20 @@ class HostDevice:
         """Make this instant time 0 (call before the run's first arrival)."""
         self.t0_ns = time.monotonic_ns()
         return WallClock(self.t0_ns)
+
+    # -- BaselineRunner: the threads baseline ------------------------------------------------
+
+    def runs_baseline(self, name: str, conf: Any) -> bool:
+        """The ``threads`` baseline only (:mod:`devices.host.threads`); the runtime drives
+        every other one through :meth:`start`."""
+        return is_threads(conf)
+
+    def run_baseline(self, run: BaselineRun, sink: RowSink) -> Mapping[str, object]:
+        """Run the scenario as one interpreter per model in its own thread."""
+        cores = tuple(sorted({c for s in self.specs.values() for c in s.cores}))
+        host = HostFacts(self.model_paths, self.graph, cores, self.settings, self.read_sensors,
+                         self.start_clock, self.now_ns)
+        return {"device": self.describe(), **run_threads(host, run, sink)}
 
     # -- Device protocol -------------------------------------------------------------------
 
@@ -248,7 +263,9 @@ class HostDevice:
 
     def close(self) -> None:
         """Stop the workers (each joined with ``host.join_timeout_s``); idempotent. Logs the
-        profile cache's use and warns about workers that did not have their cores."""
+        profile cache's use, trims the slice cache to its budget
+        (:meth:`~devices.host.slicing.SliceCache.trim`) and warns about workers that did not
+        have their cores."""
         if self._profile_store is not None:
             store = self._profile_store
             log.info("host profiles: %d from %s, %d measured and stored", store.hits,
@@ -258,6 +275,8 @@ class HostDevice:
                 log.warning("host worker %s did not stop within %ss", name,
                             self.settings.join_timeout_s)
         self._runners.clear()
+        if self._slicer is not None:
+            self._slicer.trim()
         self._warn_contention()
 
     def cpu_shares(self) -> dict[str, float | None]:
@@ -333,8 +352,16 @@ class HostDevice:
         except Exception as exc:
             raise UserError(f"cannot slice {describe_slice(key)}: {exc}") from None
         spec = self.specs[proc]
-        return lambda: SliceRunner(Path(piece.path), piece.input_tensors, piece.output_tensors,
-                                   spec.kernel, spec.threads)
+
+        def build() -> SliceRunner:
+            path = Path(piece.path)
+            if not path.is_file():  # another run's cache trim dropped it: cut it again
+                with self._slice_lock:
+                    path = Path(self._slice_cache().slice(self._model_path(model), ops).path)
+            return SliceRunner(path, piece.input_tensors, piece.output_tensors, spec.kernel,
+                               spec.threads)
+
+        return build
 
     def _runner(self, key: SliceKey) -> SliceRunner:
         """The slice's runner; built here on first use (call on its worker)."""

@@ -106,7 +106,7 @@ def parse_settings(raw: Any) -> HostSettings:
             out[f.name] = _flag(values[f.name], f.name)
         else:
             kind = float if f.name.endswith("_s") else int
-            out[f.name] = _number(values[f.name], f.name, kind, _MINIMUM.get(f.name, 0))
+            out[f.name] = parse_number(values[f.name], f.name, kind, _MINIMUM.get(f.name, 0))
     return HostSettings(**out)
 
 
@@ -118,9 +118,9 @@ def parse_processor(conf: HostProcessorConf, cores: Sequence[int]) -> HostProces
         name=conf.name,
         kind=conf.kind,
         support=conf.support,
-        kernel=_kernel(values.get("kernel", "xnnpack"), where),
-        threads=_number(values.get("threads", 1), f"{where} threads", int, 1),
-        cores=_cores(values.get("cores"), cores, where),
+        kernel=parse_kernel(values.get("kernel", "xnnpack"), where),
+        threads=parse_number(values.get("threads", 1), f"{where} threads", int, 1),
+        cores=parse_cores(values.get("cores"), cores, where),
     )
 
 
@@ -137,7 +137,7 @@ def _mapping(raw: Any, what: str, allowed: Sequence[str]) -> Mapping[str, Any]:
     return raw
 
 
-def _kernel(value: Any, where: str) -> Kernel:
+def parse_kernel(value: Any, where: str) -> Kernel:
     name = value.name if isinstance(value, Kernel) else str(value)
     try:
         return Kernel[name]
@@ -146,7 +146,7 @@ def _kernel(value: Any, where: str) -> Kernel:
         raise UserError(f"{where}: unknown kernel {name!r}; allowed: {allowed}") from None
 
 
-def _number(value: Any, what: str, kind: type, minimum: float) -> Any:
+def parse_number(value: Any, what: str, kind: type, minimum: float) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise UserError(f"{what} must be a number, got {value!r}")
     if kind is int and not float(value).is_integer():
@@ -162,7 +162,7 @@ def _flag(value: Any, what: str) -> bool:
     return value
 
 
-def _cores(value: Any, available: Sequence[int], where: str) -> tuple[int, ...]:
+def parse_cores(value: Any, available: Sequence[int], where: str) -> tuple[int, ...]:
     if value is None:
         return tuple(available)
     if isinstance(value, int) and not isinstance(value, bool):

@@ -31,13 +31,14 @@ def register() -> None:
     import adms.config
     import baselines.band.config
     import baselines.tflite
+    import baselines.threads
     import devices.adb.config
     import devices.host.config
     import devices.twin.config
     from harness.config import schema
 
     for module in (schema, devices.twin.config, devices.host.config, devices.adb.config,
-                   baselines.tflite, baselines.band.config, adms.config):
+                   baselines.tflite, baselines.band.config, baselines.threads, adms.config):
         module.register()
 
 
@@ -100,14 +101,18 @@ def resolve(cfg: RunConf) -> RunConf:
 
     A device class may also check the run before it starts and fill in what only its
     hardware knows, with a classmethod ``prepare_run(conf, run, baselines, dry_run) -> conf``
-    (a phone refuses baselines it cannot run and names itself after its probed model)."""
+    (a phone refuses baselines it cannot run and names itself after its probed model). A
+    policy class may refuse a device kind with a classmethod ``check_device(name, kind)``
+    (``threads`` runs only on the host)."""
     cls = device_class(cfg.device)
     device = typed(cfg.device, cls)
     baselines = {name: typed(node, policy_class(name, cfg.baselines))
                  for name, node in cfg.baselines.items()}
     resolved = dataclasses.replace(cfg, device=device, baselines=baselines)
     for name in baselines_to_run(resolved):
-        policy_class(name, baselines)
+        check = getattr(policy_class(name, baselines), "check_device", None)
+        if callable(check):
+            check(name, cls.kind)
     prepare = getattr(cls, "prepare_run", None)
     if callable(prepare):
         device = prepare(device, baselines_to_run(resolved), baselines, cfg.dry_run)

@@ -1,0 +1,28 @@
+"""The ``threads`` baseline's config schema: how each model's interpreter runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hydra.core.config_store import ConfigStore
+
+from harness.config.schema import BaselineConf
+
+#: the ``_target_`` of the baseline: the host device recognises its runs by it
+TARGET = "baselines.threads.ThreadsBaseline"
+
+
+@dataclass
+class ThreadsConf(BaselineConf):
+    _target_: str = TARGET
+    # LiteRT kernels of every model's interpreter: xnnpack | builtin | reference
+    kernel: str = "xnnpack"
+    # interpreter threads (num_threads) of each model's interpreter
+    threads: int = 1
+    # core ids the models' threads may run on (the OS shares them); null: every core of
+    # the host device's processors
+    cores: list[int] | None = None
+
+
+def register() -> None:
+    ConfigStore.instance().store(group="schema/baseline", name="threads", node=ThreadsConf)

@@ -1,0 +1,273 @@
+"""The ``threads`` baseline as the host runs it: one LiteRT interpreter per model, each in its
+own thread, the operating system sharing the cores.
+
+This is what a user of the host has without a scheduler: every model of the scenario whole
+in one interpreter (``kernel``, ``threads`` of the baseline's config; XNNPACK and one thread
+by default), built from the model's own ``.tflite`` (no slicing), on a thread of its own that
+may run on every core of ``cores`` (default: every core of the device's processors). Nothing
+is pinned per model: the OS scheduler shares the cores among the threads.
+
+It goes through the same traffic, runtime loop and records as every other baseline
+(:class:`~harness.runtime.traffic.Traffic`, :class:`~harness.runtime.core.Runtime`,
+:class:`~harness.runtime.driver.Driver`, the run folder's journals): the runtime sees one
+*lane* per model, named ``thread:<model>`` (:func:`lane_name`), whose plan is the whole model
+as one subgraph, and :class:`FirstComeFirstServed` hands each request to its model's lane,
+where requests of that model wait in arrival order. So ``requests`` rows, FPS, latency and
+SLO results are those of any baseline; ``subgraphs`` rows carry the lane as their processor
+(its utilization is the share of time the model's thread was running an inference, the OS
+may have descheduled it meanwhile); ``sensors`` rows are the device's processors' (per-core
+load from ``/proc/stat``, which counts every process of the machine).
+
+Before the clock starts each model is timed alone in its thread (``host.warmup_runs`` untimed
+runs, the median of ``host.profile_runs``), for the manifest and the baseline's own bound:
+with whole models on ``len(cores)`` cores, at most ``min(len(cores) / sum(t), 1 / max(t))``
+frames per second, ``t`` the models' times alone (a model cannot run faster than alone, and
+the frame's work cannot exceed the cores' time).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from devices.host.config import Kernel
+from devices.host.jobs import InputFrames, Tensors
+from devices.host.spec import HostSettings, parse_cores, parse_kernel, parse_number
+from devices.host.workers import SliceRunner, Worker
+from harness.reporting.store import request_row, sensor_row, subgraph_row
+from harness.runtime.clocks import WallClock
+from harness.runtime.core import Runtime
+from harness.runtime.driver import Driver
+from harness.runtime.sensors import SensorCache
+from harness.runtime.traffic import Traffic
+from harness.seams.device import BaselineRun, RowSink
+from harness.seams.errors import UserError
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor, ProcessorKind, Subgraph
+from harness.seams.records import Completion, Request, SensorSample
+from harness.seams.units import NS_PER_MS, NS_PER_S
+from harness.seams.view import Assignment, Decision, SchedulerView
+
+#: the ``_target_`` of the ``threads`` baseline's config (``baselines.threads.config.TARGET``;
+#: a device imports no policy, so the name is written here too)
+THREADS_TARGET = "baselines.threads.ThreadsBaseline"
+#: how long a run may go on after the last request was issued, to finish inferences in flight
+DRAIN_NS = 5 * NS_PER_S
+#: how often the device's sensors are read during the run
+SENSOR_INTERVAL_NS = 100 * NS_PER_MS
+
+
+def is_threads(conf: Any) -> bool:
+    """Whether a baseline config is the ``threads`` baseline's."""
+    return str(getattr(conf, "_target_", "") or "") == THREADS_TARGET
+
+
+def lane_name(model: str) -> str:
+    """The runtime lane (``processor`` in the rows) of a model's thread."""
+    return f"thread:{model}"
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadsSpec:
+    """How every model's interpreter runs: kernels, interpreter threads, shared cores."""
+
+    kernel: Kernel
+    threads: int
+    cores: tuple[int, ...]
+
+
+def threads_spec(conf: Any, device_cores: Sequence[int]) -> ThreadsSpec:
+    """The baseline's config, checked: a known kernel, threads >= 1, cores of the device."""
+    where = "baseline threads"
+    return ThreadsSpec(
+        kernel=parse_kernel(getattr(conf, "kernel", "xnnpack"), where),
+        threads=parse_number(getattr(conf, "threads", 1), f"{where} threads", int, 1),
+        cores=parse_cores(getattr(conf, "cores", None) or list(device_cores), device_cores, where),
+    )
+
+
+def whole_plan(graph: ModelGraph) -> ModelPlan:
+    """The model as one subgraph on its own lane."""
+    ops = frozenset(range(graph.num_ops))
+    lane = lane_name(graph.name)
+    sg = Subgraph(0, graph.name, lane, ops, (0,))
+    return ModelPlan(graph.name, (ops,), (frozenset({lane}),), (sg,), 1,
+                     {"analyzer": "threads"}, shared_interpreter=True)
+
+
+class FirstComeFirstServed:
+    """The runtime's policy for ``threads``: each request to its model's lane, in arrival
+    order (the lane's local queue holds the ones its thread has not reached)."""
+
+    name = "threads"
+    reinsert_front = False
+
+    def __init__(self, alone_ns: Mapping[str, int]) -> None:
+        self.alone_ns = dict(alone_ns)
+
+    def plan(self, graph: ModelGraph, processors: Sequence[Processor],
+             unsupported: Mapping[str, frozenset[int]]) -> ModelPlan:
+        return whole_plan(graph)
+
+    def prepare(self, plans: Mapping[str, ModelPlan],
+                profile: Mapping[tuple[str, int], int]) -> None:
+        """Nothing to learn: the assignment is fixed."""
+
+    def schedule(self, view: SchedulerView) -> Decision:
+        return Decision(tuple(Assignment(job.job_id, view.plans[job.model].subgraphs[0])
+                              for job in view.queue))
+
+    def observe(self, completion: Completion) -> None:
+        """Nothing to learn: the assignment is fixed."""
+
+    def expected_ns(self, subgraph: Subgraph) -> int:
+        return self.alone_ns.get(subgraph.model, 0)
+
+
+class ModelThreads:
+    """One worker thread per model, each with the whole model's interpreter, on shared
+    cores; runs what the runtime starts (the ``start`` and ``decision_ns`` of a device)."""
+
+    def __init__(self, spec: ThreadsSpec, paths: Mapping[str, Path],
+                 graphs: Mapping[str, ModelGraph], frames: InputFrames,
+                 now_ns: Callable[[], int]) -> None:
+        self.graphs, self.frames, self.now_ns = dict(graphs), frames, now_ns
+        self.workers: dict[str, Worker] = {}
+        self.runners: dict[str, SliceRunner] = {}
+        try:
+            for model in graphs:
+                self.workers[model] = Worker(lane_name(model), spec.cores)
+        except OSError as exc:
+            self.close(1.0)
+            raise UserError(str(exc)) from None
+        futures = {m: w.submit(_builder(paths[m], graphs[m], spec))
+                   for m, w in self.workers.items()}
+        for model, future in futures.items():
+            try:
+                self.runners[model] = future.result()
+            except Exception as exc:
+                self.close(1.0)
+                raise UserError(f"cannot build model {model!r} for baseline threads: "
+                                f"{exc}") from None
+
+    def decision_ns(self, work: int) -> int:
+        """0: decisions take real time."""
+        return 0
+
+    def start(self, job_id: int, request: Request, subgraph: Subgraph, now_ns: int,
+              on_done: Callable[[Completion], None]) -> None:
+        self.workers[request.model].post(lambda: self._run(job_id, request, subgraph, on_done))
+
+    def _run(self, job_id: int, request: Request, subgraph: Subgraph,
+             on_done: Callable[[Completion], None]) -> None:
+        start_ns = self.now_ns()
+        ok = self._infer(request)
+        on_done(Completion(job_id, request, subgraph, start_ns, self.now_ns(), ok))
+
+    def _infer(self, request: Request) -> bool:
+        runner, tensors = self.runners[request.model], Tensors()
+        try:
+            self.frames.fill(tensors, runner, request, self.graphs[request.model].inputs)
+            runner.run(tensors)
+        except Exception:  # a failed inference is a failed request, as on any baseline
+            return False
+        return True
+
+    def time_alone(self, model: str, settings: HostSettings) -> int:
+        """Median ns of one inference of ``model`` alone in its thread."""
+        runner = self.runners[model]
+        request = Request(-1, model, 0, 0, 0, 0)
+
+        def timed() -> int:
+            tensors = Tensors()
+            self.frames.fill(tensors, runner, request, self.graphs[model].inputs)
+            for _ in range(settings.warmup_runs):
+                runner.run(dict(tensors))
+            return int(statistics.median(_timed_run(runner, tensors)
+                                         for _ in range(settings.profile_runs)))
+
+        return self.workers[model].call(timed)
+
+    def close(self, timeout_s: float) -> None:
+        for worker in self.workers.values():
+            worker.close(timeout_s)
+        self.runners.clear()
+
+
+def _builder(path: Path, graph: ModelGraph, spec: ThreadsSpec) -> Callable[[], SliceRunner]:
+    """Build the whole model's interpreter (on its worker, so its threads share its cores)."""
+    return lambda: SliceRunner(path, graph.inputs, graph.outputs, spec.kernel, spec.threads)
+
+
+def _timed_run(runner: SliceRunner, tensors: Mapping[int, Any]) -> int:
+    start = time.perf_counter_ns()
+    runner.run(dict(tensors))
+    return time.perf_counter_ns() - start
+
+
+def own_bound(alone_ns: Mapping[str, int], cores: int) -> dict[str, object]:
+    """Frames per second no run of whole models on ``cores`` shared cores can beat."""
+    total_s = sum(alone_ns.values()) / NS_PER_S
+    longest_s = max(alone_ns.values()) / NS_PER_S
+    fps = min(cores / total_s, 1 / longest_s) if total_s > 0 else float("inf")
+    return {"frames_per_s": fps, "cores": cores, "alone_ns": dict(alone_ns)}
+
+
+# -- a run -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """What the run needs of the host device it runs on."""
+
+    paths: Mapping[str, Path]
+    graph: Callable[[str], ModelGraph]
+    cores: tuple[int, ...]
+    settings: HostSettings
+    read_sensors: Callable[[int], tuple[SensorSample, ...]]
+    start_clock: Callable[[], WallClock]
+    now_ns: Callable[[], int]
+
+
+def run_threads(host: HostFacts, run: BaselineRun, sink: RowSink) -> dict[str, object]:
+    """Run the scenario as plain threads; rows into ``sink``; facts for the manifest."""
+    if run.scenario.slo_multiplier > 0:
+        raise UserError("baseline threads with scenario.slo_multiplier > 0 is not "
+                        "implemented (its SLO base, vanilla TFLite alone, is not measured "
+                        "on this path); use scenario.slo_multiplier=0")
+    spec = threads_spec(run.conf, host.cores)
+    graphs = {m: host.graph(m) for m in run.scenario.models}
+    frames = InputFrames(host.settings.seed, host.settings.input_frames)
+    engine = ModelThreads(spec, host.paths, graphs, frames, host.now_ns)
+    try:
+        alone = {m: engine.time_alone(m, host.settings) for m in graphs}
+        end_ns = _drive(host, run, sink, engine, graphs, alone)
+    finally:
+        engine.close(host.settings.join_timeout_s)
+    return {"plans": {m: whole_plan(g).counts() for m, g in graphs.items()},
+            "threads": {"kernel": spec.kernel.name, "threads": spec.threads,
+                        "cores": list(spec.cores)},
+            "alone_ns": alone, "bound": own_bound(alone, len(spec.cores)), "end_ns": end_ns}
+
+
+def _drive(host: HostFacts, run: BaselineRun, sink: RowSink, engine: ModelThreads,
+           graphs: Mapping[str, ModelGraph], alone: Mapping[str, int]) -> int:
+    """The scenario's traffic through the runtime onto the models' threads."""
+    plans = {m: whole_plan(g) for m, g in graphs.items()}
+    lanes = tuple(Processor(lane_name(m), ProcessorKind.CPU) for m in graphs)
+    traffic = Traffic(run.scenario, {}, run.rngs["traffic"])
+    sensors = SensorCache(host.read_sensors, SENSOR_INTERVAL_NS, on_sample=lambda s: sink.append(
+        "sensors", sensor_row(run.name, run.seed, s)))
+    runtime = Runtime(
+        FirstComeFirstServed(alone), plans, lanes,
+        record_request=lambda r, st, rec: sink.append("requests", request_row(
+            run.name, run.seed, r, st, rec, traffic.is_warmup(r))),
+        record_subgraph=lambda c: sink.append("subgraphs", subgraph_row(run.name, run.seed, c)),
+    )
+    driver = Driver(host.start_clock(), engine, runtime, traffic, sensors,  # type: ignore[arg-type]
+                    SENSOR_INTERVAL_NS, run.progress)
+    return driver.run(DRAIN_NS)

@@ -42,6 +42,10 @@ CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 CONFIG_ERRORS = (HydraException, OmegaConfBaseException, ValueError)
 
 
+#: lines of Hydra's and OmegaConf's errors that say nothing to a user
+_NOISE = ("To append to your config use", "full_key:", "reference_type=", "object_type=")
+
+
 def one_line(exc: BaseException) -> str:
     """Hydra's or OmegaConf's error as one line that names the bad value and what is allowed:
     the first lines of the error joined (Hydra and OmegaConf add ``full_key:`` lines), the
@@ -51,7 +55,7 @@ def one_line(exc: BaseException) -> str:
     the schema refuses it anyway."""
     raw = str(exc)
     lines = [ln.strip() for ln in raw.split("\nConfig search path:")[0].splitlines() if ln.strip()]
-    lines = [ln for ln in lines if not ln.startswith("To append to your config use")]
+    lines = [ln for ln in lines if not ln.startswith(_NOISE)]
     if any(ln.startswith("Available options in") for ln in lines):
         return _available(lines)
     text = " ".join(lines[:3]) if lines else type(exc).__name__
@@ -60,6 +64,9 @@ def one_line(exc: BaseException) -> str:
         text = f"{text}: {cause[0]}"
     if "is not a valid bool" in text:
         text += "; allowed: true or false"
+    key = re.search(r"full_key: (\S+)", f"{raw}\n{exc.__cause__ or ''}")
+    if key and key.group(1) not in text:
+        text = f"{key.group(1)}: {text}"
     return text + _range_hint(str(exc.__cause__ or raw))
 
 

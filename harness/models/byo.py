@@ -44,7 +44,7 @@ def parse(entry: str) -> tuple[str, Path | None]:
     if not is_path(entry):
         return entry, None
     name, sep, path = entry.partition(":")
-    if not sep or not NAME.match(name):
+    if not sep or "/" in name:  # a plain path (a folder name may hold a colon)
         name, path = Path(entry).stem, entry
     if not NAME.match(name):
         raise UserError(f"model {entry!r}: name {name!r} must start with a letter or _ and "

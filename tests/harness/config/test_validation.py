@@ -247,10 +247,16 @@ def test_the_readme_config_reference_is_up_to_date() -> None:
 # -- real processes -------------------------------------------------------------------------
 
 
+SLOW = pytest.mark.slow
+#: a handful of real processes (the bulk is checked in process above); two in the default run
+
+
 @pytest.mark.parametrize("args", [
-    ["scenario.duration_s=nan"], ["scenario.arrival=sometimes"], ["baselines.adms.gamma=-1"],
+    ["scenario.duration_s=nan"],
     ["-m", "scenario.duration_s=1,-1", "run=[tflite]"],
-], ids=["nan", "closed_set", "policy_range", "sweep_second_job"])
+    pytest.param(["scenario.arrival=sometimes"], marks=SLOW),
+    pytest.param(["baselines.adms.gamma=-1"], marks=SLOW),
+], ids=["nan", "sweep_second_job", "closed_set", "policy_range"])
 def test_python_m_harness_ends_in_one_line_and_exit_2(args: list[str], tmp_path: Any) -> None:
     proc = subprocess.run([sys.executable, "-m", "harness", *args,
                            f"hydra.run.dir={tmp_path / 'run'}",

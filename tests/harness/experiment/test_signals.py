@@ -53,7 +53,9 @@ def _wait_for_rows(proc: subprocess.Popen[str], journal: Path) -> None:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def to_kill(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+def to_kill(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[subprocess.Popen[str], Path]]:
     """A real run, started with the module so that its start-up overlaps the other tests."""
     folder = tmp_path_factory.mktemp("sigkill") / "run"
     proc = _start(folder)

@@ -39,9 +39,12 @@ def overrides_of(args: Sequence[str]) -> list[str]:
 
 def jobs(overrides: Sequence[str]) -> list[list[str]]:
     """Each job's overrides, as Hydra's basic sweeper would launch them."""
-    params = compose("config", overrides, with_hydra=True).hydra.sweeper.get("params") or {}
+    parser = OverridesParser.create()
+    plain = [o.input_line for o in parser.parse_overrides(list(overrides))
+             if not o.is_sweep_override() and o.input_line]
+    params = compose("config", plain, with_hydra=True).hydra.sweeper.get("params") or {}
     args = [f"{k}={v}" for k, v in params.items()] + list(overrides)
-    parsed = OverridesParser.create().parse_overrides(args)
+    parsed = parser.parse_overrides(args)
     return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
 
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from rich.console import Console
@@ -70,16 +71,24 @@ def read_run(path: str | Path) -> RunData:
         raise UserError(f"{path}: cannot read the run: {exc}") from None
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _scenario_config(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    return _mapping(_mapping(manifest.get("config")).get("scenario"))
+
+
+def _name_of(value: Any) -> Any:
+    return value.get("name") if isinstance(value, Mapping) else value
+
+
 def identity(run: RunData) -> dict[str, object]:
     """Device, scenario, models and measured duration, as the manifest records them."""
-    m = run.manifest
-    config = m.get("config") if isinstance(m.get("config"), dict) else {}
-    scenario = config.get("scenario") if isinstance(config.get("scenario"), dict) else {}
-    device = m.get("device")
+    m, scenario = run.manifest, _scenario_config(run.manifest)
     return {
-        "device": device.get("name") if isinstance(device, dict) else device,
-        "scenario": m.get("scenario") if not isinstance(m.get("scenario"), dict)
-        else m["scenario"].get("name"),
+        "device": _name_of(m.get("device")),
+        "scenario": _name_of(m.get("scenario")),
         "models": m.get("models", scenario.get("models")),
         "duration_s": m.get("duration_s", scenario.get("duration_s")),
     }
@@ -110,10 +119,8 @@ def flags(run: RunData) -> list[str]:
 def coverage(run: RunData) -> dict[str, float]:
     """Baseline -> the smallest share, over seeds, of the measured span its requests reach
     (the last arrival or end); empty when the manifest gives no duration."""
-    facts = identity(run)
-    m = run.manifest
-    scenario = (m.get("config") or {}).get("scenario") or {}
-    duration, warmup = facts["duration_s"], m.get("warmup_s", scenario.get("warmup_s", 0))
+    m, scenario = run.manifest, _scenario_config(run.manifest)
+    duration, warmup = identity(run)["duration_s"], m.get("warmup_s", scenario.get("warmup_s", 0))
     if not isinstance(duration, int | float) or duration <= 0 or run.requests.empty:
         return {}
     rows = run.requests

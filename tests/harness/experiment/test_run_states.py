@@ -64,8 +64,10 @@ def test_a_folder_holding_a_run_or_under_a_file_is_refused_before_hydra(tmp_path
     check_run_dir([f"hydra.run.dir={tmp_path / 'new'}"])
 
 
-CHANGES = {"device": {"device": {"name": "p20", "kind": "twin"}}, "scenario": {"scenario": "ros"},
-           "models": {"models": ["retinaface"]}, "duration_s": {"duration_s": 30}}
+CHANGES: dict[str, dict[str, Any]] = {
+    "device": {"device": {"name": "p20", "kind": "twin"}}, "scenario": {"scenario": "ros"},
+    "models": {"models": ["retinaface"]}, "duration_s": {"duration_s": 30},
+}
 
 
 def test_compare_refuses_runs_that_differ_unless_forced(tmp_path: Path) -> None:

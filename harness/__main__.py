@@ -60,8 +60,8 @@ def main() -> None:
     except KeyboardInterrupt as exc:
         # the recorder closed on the way out: every finished request is in the run folder
         signum = getattr(exc, "signum", signal.SIGINT)
-        print(f"interrupted ({signal.Signals(signum).name}): finished requests are kept in "
-              "the run folder", file=sys.stderr)
+        print(f"interrupted: finished requests are kept in the run folder "
+              f"({signal.Signals(signum).name})", file=sys.stderr)
         raise SystemExit(128 + signum) from None
 
 

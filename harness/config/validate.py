@@ -22,7 +22,7 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from harness.config.fields import Spec, spec
+from harness.config.fields import ANY, Spec, spec
 from harness.seams.errors import UserError
 
 
@@ -47,9 +47,20 @@ def _field(schema: str, name: str, value: Any, key: str) -> None:
     declared = spec(schema, name)
     if declared is not None and declared.non_empty and _is_empty(value):
         raise UserError(f"{key} is empty; it needs at least one item ({declared.meaning})")
+    if declared is not None and declared.range != ANY:
+        _only_numbers(value, key)
     for leaf, number in _numbers(value, key):
         _number(leaf, number, declared)
     check(value, key)
+
+
+def _only_numbers(value: Any, key: str) -> None:
+    """A numeric field's list or mapping holds numbers only (not nested lists, say)."""
+    items = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(
+        value, list | tuple) else ()
+    for k, item in items:
+        if isinstance(item, bool) or not isinstance(item, int | float):
+            raise UserError(f"{key}.{k}={item!r} is not a number")
 
 
 def _is_empty(value: Any) -> bool:

@@ -13,6 +13,7 @@ once, and the session runs it. Bad input ends with one ``error:`` line and exit 
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import hydra
@@ -20,14 +21,25 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from harness.config.compose import hydra_errors, task_errors, to_object
+from harness.config.rundir import check_run_dir
+from harness.config.rundir import register as register_run_dir
 from harness.config.schema import RunConf
+from harness.config.sweep import check_jobs
 from harness.experiment.components import register
 from harness.seams.errors import cli_guard
 
-#: the shell's code for a run ended by Ctrl-C (128 + SIGINT)
+#: the shell's code for a run ended by Ctrl-C (128 + SIGINT); SIGTERM ends with 143
 EXIT_INTERRUPTED = 130
 
 register()
+register_run_dir()
+
+
+def compose_run(overrides: list[str]) -> object:
+    """One job's config, composed, typed and checked (:func:`check_jobs`)."""
+    from harness.experiment.session import compose_run as compose_checked
+
+    return compose_checked(overrides)
 
 
 @hydra.main(config_path="../conf", config_name="config", version_base="1.3")
@@ -42,11 +54,15 @@ def _app(cfg: DictConfig) -> None:
 def main() -> None:
     try:
         with cli_guard(), hydra_errors():
+            check_run_dir(sys.argv[1:])
+            check_jobs(sys.argv[1:], compose_run)
             _app()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # the recorder closed on the way out: every finished request is in the run folder
-        print("interrupted: finished requests are kept in the run folder", file=sys.stderr)
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"interrupted: finished requests are kept in the run folder "
+              f"({signal.Signals(signum).name})", file=sys.stderr)
+        raise SystemExit(128 + signum) from None
 
 
 if __name__ == "__main__":

@@ -3,13 +3,15 @@
     python -m harness.analyze device=k50pro model=deeplabv3 window_size=5
     python -m harness.analyze device=p20 model=all
     python -m harness.analyze model=deeplabv3 window_size=[1,2,3,5,8]
+    python -m harness.analyze model.path=tests/fixtures/selfie_segmentation.tflite
 
 One window size prints, per model, the share of ops each processor supports and the subgraph
 counts of the paper's Table III (units, unit subgraphs, merged, total). A list of window sizes
 sweeps them (the paper's Figure 6) and writes ``subgraphs_vs_window.csv`` and ``.png`` into
 ``out_dir`` (default ``results/analyze/<device>/``). ``model=all`` takes every model config
-under ``conf/model/``; ``graph=<profile.json>`` analyzes a saved graph profile instead of the
-zoo model.
+under ``conf/model/``; ``model.path=<file.tflite>`` analyzes any ``.tflite`` file (its graph
+profile computed on first use and cached by content hash, :mod:`harness.models.byo`);
+``graph=<profile.json>`` analyzes a saved graph profile instead of the zoo model.
 
 The config is composed with Hydra's compose API (``conf/analyze.yaml``, through
 :mod:`harness.config.compose`), so every bad input, composition errors included, ends as one
@@ -35,7 +37,9 @@ from adms.analyzer import analyze
 from devices.opsupport import support_table, supported_share
 from harness.config.compose import compose, group_options, to_object
 from harness.config.schema import ModelConf
+from harness.config.validate import check_all
 from harness.experiment.components import register
+from harness.models import byo
 from harness.seams.errors import UserError, run_cli
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor
@@ -56,6 +60,8 @@ class AnalyzeConf:
     out_dir: str = ""
     # a graph profile (JSON) to analyze instead of the zoo model
     graph: str = ""
+    # where the graph profiles of .tflite files (model.path) are cached, by content hash
+    cache: str = ".cache/zoo"
 
 
 def register_analyze() -> None:
@@ -69,7 +75,9 @@ def register_analyze() -> None:
 def compose_config(overrides: Sequence[str]) -> tuple[AnalyzeConf, list[str]]:
     """The typed config and the names of every model config (for ``model=all``)."""
     register_analyze()
-    conf: AnalyzeConf = to_object(compose("analyze", overrides), AnalyzeConf)
+    raw = compose("analyze", overrides)
+    conf: AnalyzeConf = to_object(raw, AnalyzeConf)
+    check_all(raw, conf)
     if not hasattr(conf.device, "processors"):
         raise UserError(f"device {conf.device.name!r} declares no processors to analyze")
     return conf, [m for m in group_options("model") if m != "all"]
@@ -85,7 +93,13 @@ def window_sizes(value: Any) -> list[int]:
 
 def load_graphs(conf: AnalyzeConf, model_names: Sequence[str]) -> list[ModelGraph]:
     if conf.graph:
+        if conf.graph.endswith(".tflite"):
+            raise UserError(f"graph={conf.graph!r} is a .tflite file, not a graph profile "
+                            f"(JSON): analyze a .tflite with model.path={conf.graph}")
         return [ModelGraph.load(conf.graph)]
+    if conf.model.path:
+        name, path = byo.parse(conf.model.path)
+        return [byo.profile(name, path or Path(conf.model.path), Path(conf.cache))]
     names = sorted(model_names) if conf.model.name == "all" else [conf.model.name]
     if not names:
         raise UserError("model=all: no model configs under conf/model/")

@@ -13,7 +13,8 @@ order, which is topological. Tensor indices of the slice's boundary are reported
 Two traps (see ``FINDINGS.md``) shape the cut:
 
 1. Some tensors carry stale shapes in the file. Every runtime tensor of a slice takes its shape
-   from a non-delegated interpreter of the source model after ``allocate_tensors()``.
+   from a non-delegated interpreter of the source model after ``allocate_tensors()`` (with
+   XNNPACK for a model whose custom ops only XNNPACK provides: the way the model runs).
 2. Ops whose inputs are all constants (fp16 ``DEQUANTIZE``, ``DENSIFY``, and chains of them:
    *static* ops) are copied into every slice that reads their output, and their outputs are
    never slice outputs (unless they are model outputs); XNNPACK cannot set up a layer whose
@@ -428,17 +429,28 @@ def _array_buffer(buffer: schema.BufferT) -> schema.BufferT:
 
 
 def _interpreter_shapes(path: Path) -> dict[int, list[int]]:
-    """Tensor index -> shape from a non-delegated interpreter after ``allocate_tensors()``."""
+    """Tensor index -> shape from an interpreter after ``allocate_tensors()``: a non-delegated
+    one, or, for a model with custom ops that only the XNNPACK delegate provides (MediaPipe's
+    ``Convolution2DTransposeBias``), one with XNNPACK, the way the model runs."""
     try:
-        interpreter = Interpreter(
-            model_path=str(path),
-            experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
-        )
-        interpreter.allocate_tensors()
+        interpreter = _allocated(path, OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
     except (RuntimeError, ValueError) as exc:
-        raise UserError(f"{str(path)!r} does not allocate in LiteRT: {_first_line(exc)}") from None
+        if "unresolved custom op" not in str(exc):
+            raise UserError(f"{str(path)!r} does not allocate in LiteRT: {_first_line(exc)}"
+                            ) from None
+        try:
+            interpreter = _allocated(path, OpResolverType.AUTO)
+        except (RuntimeError, ValueError) as again:
+            raise UserError(f"{str(path)!r} does not allocate in LiteRT, with or without "
+                            f"XNNPACK: {_first_line(again)}") from None
     return {int(d["index"]): [int(v) for v in d["shape"]]
             for d in interpreter.get_tensor_details()}
+
+
+def _allocated(path: Path, resolver: OpResolverType) -> Interpreter:
+    interpreter = Interpreter(model_path=str(path), experimental_op_resolver_type=resolver)
+    interpreter.allocate_tensors()
+    return interpreter
 
 
 def _check_allocates(data: bytes, name: str) -> None:

@@ -199,13 +199,21 @@ def _reason(graph: ModelGraph, proc: ProcessorConf, op_index: int) -> str | None
 
 def _rule_reason(rules: RuleSet, v: OpView) -> str | None:
     if rules.table is None:
-        return None
+        return _custom_reason(v.op.kind)
     if rules.global_rule is not None and (reason := rules.global_rule(v)) is not None:
         return reason
     check = rules.table.get(v.op.kind)
     if check is None:
         return f"{v.op.kind} is not in the {rules.name} rule table"
     return check(v)
+
+
+def _custom_reason(kind: str) -> str | None:
+    """A CPU runs every builtin op, but a custom op only where a kernel for it exists: in
+    LiteRT, the XNNPACK delegate's (which TFLite's CPU path applies by default)."""
+    if kind.startswith("CUSTOM:") and kind not in XNNPACK:
+        return f"{kind} is a custom op that no LiteRT kernel provides"
+    return None
 
 
 def unsupported_ops(graph: ModelGraph, proc: ProcessorConf) -> frozenset[int]:

@@ -18,6 +18,7 @@ gets Hydra's full traceback, as Hydra documents.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +31,7 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from harness.config.fields import spec
 from harness.seams.errors import UserError, fail
 
 #: the YAML configs: ``conf/`` beside the ``harness`` package (in a checkout and when
@@ -40,17 +42,52 @@ CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 CONFIG_ERRORS = (HydraException, OmegaConfBaseException, ValueError)
 
 
+#: lines of Hydra's and OmegaConf's errors that say nothing to a user
+_NOISE = ("To append to your config use", "full_key:", "reference_type=", "object_type=")
+
+
 def one_line(exc: BaseException) -> str:
-    """The first lines of an error, joined (Hydra and OmegaConf add ``full_key:`` lines), and
-    the first line of its cause (Hydra's "Error merging override" says why only there)."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    """Hydra's or OmegaConf's error as one line that names the bad value and what is allowed:
+    the first lines of the error joined (Hydra and OmegaConf add ``full_key:`` lines), the
+    first line of its cause (Hydra's "Error merging override" says why only there), a missing
+    option's every alternative, and for a number that is not one, the field's range
+    (:mod:`harness.config.fields`). Hydra's advice to add an unknown key with ``+`` is dropped:
+    the schema refuses it anyway."""
+    raw = str(exc)
+    lines = [ln.strip() for ln in raw.split("\nConfig search path:")[0].splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(_NOISE)]
+    if any(ln.startswith("Available options in") for ln in lines):
+        return _available(lines)
     text = " ".join(lines[:3]) if lines else type(exc).__name__
     cause = [ln.strip() for ln in str(exc.__cause__ or "").splitlines() if ln.strip()]
     if cause and cause[0] not in text:
         text = f"{text}: {cause[0]}"
     if "is not a valid bool" in text:
         text += "; allowed: true or false"
-    return text
+    key = re.search(r"full_key: (\S+)", f"{raw}\n{exc.__cause__ or ''}")
+    if key and key.group(1) not in text:
+        text = f"{key.group(1)}: {text}"
+    return text + _range_hint(str(exc.__cause__ or raw))
+
+
+def _available(lines: list[str]) -> str:
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("Available options in"))
+    options = ", ".join(lines[at + 1:]) or "none"
+    return f"{' '.join(lines[:at])}; {lines[at].rstrip(':')}: {options}"
+
+
+def _range_hint(text: str) -> str:
+    """``; allowed: <range>`` for a value that could not be converted to a number field."""
+    key = re.search(r"full_key: (\S+)", text)
+    schema = re.search(r"object_type=(\w+)", text)
+    if "could not be converted to" not in text or not key or not schema:
+        return ""
+    declared = spec(schema.group(1), key.group(1).rsplit(".", 1)[-1])
+    kind = "an integer" if "to Integer" in text else "a finite number"
+    if declared is None:
+        return f"; allowed: {kind}"
+    unit = f" {declared.unit}" if declared.unit else ""
+    return f"; allowed: {kind}, {declared.range.text()}{unit}"
 
 
 @contextmanager

@@ -64,8 +64,9 @@ class ModelConf:
     quantized: bool = False
     # op count the paper reports (Table III), if any
     paper_ops: int | None = None
-    # a .tflite to use instead of the zoo build (absolute or relative to the working dir)
-    tflite: str | None = None
+    # a .tflite file to analyze instead of the zoo model (absolute or relative to the working
+    # dir); its graph profile is computed on first use and cached by content hash
+    path: str | None = None
 
 
 @dataclass
@@ -73,7 +74,7 @@ class ScenarioConf:
     # short name: frs, ros, single...
     name: str = MISSING
     description: str = ""
-    # zoo model names issued per frame
+    # models issued per frame: zoo names, .tflite paths, or name:path (harness/models/byo.py)
     models: list[str] = MISSING
     arrival: Arrival = Arrival.frames
     # frame rate for periodic / poisson arrival (frames per second)
@@ -126,5 +127,8 @@ class RunConf:
 
 def register() -> None:
     """Register the run's schemas with Hydra's ConfigStore (storing again overwrites)."""
+    from harness.config import rundir
+
     cs = ConfigStore.instance()
     cs.store(name="run_schema", node=RunConf)
+    rundir.register()  # the run folder's resolver (conf/config.yaml: hydra.run.dir)

@@ -1,8 +1,14 @@
 """The scenario's models: their graphs, and their ``.tflite`` files where the device runs them.
 
-A model is a zoo name (:mod:`harness.models.zoo`): its committed graph profile is enough for a
+A model is a zoo name (:mod:`harness.models.zoo`) or a file (:mod:`harness.models.byo`:
+``path.tflite`` or ``name:path``). A zoo model's committed graph profile is enough for a
 simulated device; a device that runs real files (the host, a phone) needs the built
-``.tflite`` in the zoo cache.
+``.tflite`` in the zoo cache. A file's profile is computed on first use and cached by content
+hash under the zoo cache; it is checked to run on LiteRT first, and refused with the op's name
+and its path if it cannot.
+
+Scenario entries become plain names (:func:`model_names`): results, traffic and reports know a
+model by its name, the manifest's config keeps the path.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.models import zoo
+from harness.models import byo, zoo
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 
@@ -24,8 +30,17 @@ class Models:
     paths: Mapping[str, Path]
 
 
-def check_names(scenario: str, names: Sequence[str]) -> None:
-    """Each model once, each a zoo model."""
+def model_names(entries: Sequence[str]) -> list[str]:
+    """The models' names (a file's entry gives its name or its stem)."""
+    return [byo.parse(e)[0] for e in entries]
+
+
+def check_names(scenario: str, entries: Sequence[str]) -> None:
+    """At least one model; each once; each a zoo model or a file."""
+    if not entries:
+        raise UserError(f"scenario {scenario!r} lists no model; scenario.models needs at least "
+                        "one (a zoo name, a .tflite path or name:path)")
+    names = model_names(entries)
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise UserError(
@@ -34,26 +49,46 @@ def check_names(scenario: str, names: Sequence[str]) -> None:
             f"arrival=stream)"
         )
     known = set(zoo.names())
-    for name in names:
-        if name not in known:
+    for entry in entries:
+        if not byo.is_path(entry) and entry not in known:
             raise UserError(
-                f"scenario {scenario!r} names model {name!r}, which the zoo lacks; "
-                f"known models: {', '.join(sorted(known))}"
+                f"scenario {scenario!r} names model {entry!r}, which the zoo lacks; "
+                f"known models: {', '.join(sorted(known))}; or give a .tflite file "
+                f"(path.tflite or name:path)"
             )
 
 
-def load_models(scenario: str, names: Sequence[str], files: bool, cache: Path) -> Models:
-    """Graph profiles of ``names``; with ``files``, their built ``.tflite`` under ``cache``."""
-    check_names(scenario, names)
-    if not files:
-        return Models({n: zoo.load_graph(n) for n in names}, {})
-    from harness.models.tflite_io import read_tflite
+def load_models(scenario: str, entries: Sequence[str], files: bool, cache: Path) -> Models:
+    """Graph profiles of ``entries``; with ``files``, their ``.tflite`` files (zoo models
+    built under ``cache``)."""
+    check_names(scenario, entries)
+    graphs: dict[str, ModelGraph] = {}
+    paths: dict[str, Path] = {}
+    for entry in entries:
+        name, path = byo.parse(entry)
+        if path is not None:
+            graphs[name], paths[name] = byo.profile(name, path, cache), path
+        elif files:
+            paths[name] = zoo.tflite_path(name, cache)
+        else:
+            graphs[name] = zoo.load_graph(name)
+    if files:
+        _check_built(entries, paths, cache)
+        graphs |= _read_built(paths, graphs)
+    return Models({n: graphs[n] for n in model_names(entries)}, paths if files else {})
 
-    paths = {n: zoo.tflite_path(n, cache) for n in names}
-    missing = [n for n, p in paths.items() if not p.exists()]
+
+def _check_built(entries: Sequence[str], paths: Mapping[str, Path], cache: Path) -> None:
+    missing = [n for n in model_names(entries) if not paths[n].exists()]
     if missing:
         raise UserError(
             f"the host device runs real .tflite files; build them first: "
             f"python -m harness.zoo build {' '.join(missing)} --cache {cache}"
         )
-    return Models({n: read_tflite(p, n) for n, p in paths.items()}, paths)
+
+
+def _read_built(paths: Mapping[str, Path], done: Mapping[str, ModelGraph]
+                ) -> dict[str, ModelGraph]:
+    from harness.models.tflite_io import read_tflite
+
+    return {n: read_tflite(p, n) for n, p in paths.items() if n not in done}

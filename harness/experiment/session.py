@@ -11,9 +11,12 @@ notebooks, tests): the same ``conf/``, the same schemas, Hydra's compose API.
 
 from __future__ import annotations
 
+import dataclasses
 import platform
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
@@ -27,6 +30,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf
+from harness.config.validate import check_all
 from harness.experiment.baseline import run_baseline
 from harness.experiment.bounds import BoundCache, union
 from harness.experiment.bounds import facts as bound_facts
@@ -37,10 +41,10 @@ from harness.experiment.components import (
     resolve,
     seed_list,
 )
-from harness.experiment.models import Models, load_models
+from harness.experiment.models import Models, check_names, load_models, model_names
 from harness.reporting.report import KIND_MEANING, WIDE
 from harness.reporting.store import RunRecorder, load_run
-from harness.seams.errors import RunFailure
+from harness.seams.errors import RunFailure, UserError
 from harness.seams.units import NS_PER_S
 
 
@@ -57,7 +61,15 @@ def compose_run(overrides: list[str] | tuple[str, ...] = ()) -> tuple[RunConf, D
     typed config and the raw one."""
     register()
     raw = compose("config", overrides)
-    return resolve(to_object(raw, RunConf)), raw
+    return checked(resolve(to_object(raw, RunConf)), raw), raw
+
+
+def checked(cfg: RunConf, raw: DictConfig) -> RunConf:
+    """The resolved run, held to every field's spec and free of unknown keys
+    (:mod:`harness.config.validate`), its models named correctly: all before anything runs."""
+    check_all(raw, cfg)
+    check_names(cfg.scenario.name, list(cfg.scenario.models))
+    return cfg
 
 
 def run(overrides: list[str], output_dir: str | Path, report: bool = True) -> Path:
@@ -82,7 +94,7 @@ def scenario_models(cfg: RunConf) -> Models:
 def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = True) -> Path:
     console = Console() if sys.stdout.isatty() else Console(width=WIDE)
     folder = Path(output_dir)
-    cfg = resolve(cfg)
+    cfg = checked(resolve(cfg), raw)
     kind = device_kind(cfg)
     console.print(f"[bold]{kind_words(kind)}[/bold]")
     console.print(_plan_line(cfg, kind))
@@ -91,19 +103,98 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = T
         console.print("dry run: nothing was measured")
         return folder
     models = scenario_models(cfg)
-    recorder = RunRecorder(folder)
-    state: dict[str, Any] = {"runs": {}, "bound": {}}
-    status = "interrupted"
-    try:
-        _write_manifest(recorder, cfg, raw, state, status="running")
-        _run_all(cfg, models, recorder, folder, state)
-        status = "finished"
-    finally:
-        recorder.close()
-        _write_manifest(recorder, cfg, raw, state, status=status)
+    cfg = with_model_names(cfg)
+    _record(cfg, raw, models, RunRecorder(folder), folder)
     if report:
         _report(cfg, folder, console)
     return folder
+
+
+def with_model_names(cfg: RunConf) -> RunConf:
+    """The run with its scenario's models as names (a file's entry becomes its name)."""
+    scenario = dataclasses.replace(cfg.scenario, models=model_names(cfg.scenario.models))
+    return dataclasses.replace(cfg, scenario=scenario)
+
+
+def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder,
+            folder: Path) -> None:
+    """Run every baseline into ``recorder``; however the run ends, close the journals into
+    parquet and write the manifest's ``status``: ``completed``, ``interrupted`` (SIGINT or
+    SIGTERM; a second signal during shutdown does not stop the shutdown) or ``failed`` (with
+    the error's one line)."""
+    state: dict[str, Any] = {"runs": {}, "bound": {}}
+    ending: dict[str, Any] = {"status": "failed"}
+    try:
+        with stop_on_signals():
+            _write_manifest(recorder, cfg, raw, state, {"status": "running"})
+            _run_all(cfg, models, recorder, folder, state)
+        ending = {"status": "completed"}
+    except Interrupted as exc:
+        ending = {"status": "interrupted", "signal": exc.signal_name}
+        raise
+    except BaseException as exc:
+        ending["error"] = _one_line(exc)
+        raise
+    finally:
+        with signals_ignored():
+            recorder.close()
+            _write_manifest(recorder, cfg, raw, state, ending)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, UserError) else f"{type(exc).__name__}: {text}"
+
+
+# -- signals ------------------------------------------------------------------------------
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by a signal (SIGINT or SIGTERM)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def signal_name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
+def _note_only(signum: int, _frame: object) -> None:
+    """During shutdown a further signal is noted, not obeyed: the journals must close."""
+    print(f"{signal.Signals(signum).name} during shutdown: closing the run first",
+          file=sys.stderr)
+
+
+@contextmanager
+def _handlers(handler: Callable[[int, object], None]) -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach only the main thread; a run on another thread keeps defaults
+        return
+    before = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+
+
+def stop_on_signals() -> Any:
+    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block."""
+    return _handlers(_raise_interrupted)
+
+
+def signals_ignored() -> Any:
+    """SIGINT and SIGTERM are noted and otherwise ignored inside the block."""
+    return _handlers(_note_only)
 
 
 def _plan_line(cfg: RunConf, kind: str) -> str:
@@ -186,10 +277,14 @@ def _report(cfg: RunConf, folder: Path, console: Console) -> None:
 
 
 def _write_manifest(
-    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, state: dict[str, Any], status: str
+    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, state: dict[str, Any],
+    ending: dict[str, Any],
 ) -> None:
     recorder.write_manifest({
-        "status": status,
+        **ending,
+        "models": list(cfg.scenario.models),
+        "duration_s": cfg.scenario.duration_s,
+        "warmup_s": cfg.scenario.warmup_s,
         "device": cfg.device.name,
         "device_kind": device_kind(cfg),
         "kind_words": kind_words(device_kind(cfg)),

@@ -44,7 +44,7 @@ def is_complete(folder: Path, spec: RunSpec) -> bool:
         recorded = json.loads((folder / SPEC_FILE).read_text())
     except (OSError, ValueError):
         return False
-    return manifest.get("status") == "finished" and recorded.get("overrides") == list(
+    return manifest.get("status") == "completed" and recorded.get("overrides") == list(
         spec.overrides)
 
 

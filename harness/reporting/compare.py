@@ -7,6 +7,12 @@ that produced it. With two or more runs, the first is the reference: a baseline 
 fell, or whose p90 latency rose, by more than ``--tolerance`` percent in a later run is a
 regression. Exit codes: 0 no regression, 1 regressions found, 2 bad input (a path that is
 not a run folder), reported in one line without a traceback.
+
+Runs are comparable only when they ran the same device, scenario, models and duration:
+otherwise the comparison is refused (exit 2) unless ``--force``. A run that did not complete
+(its manifest's ``status`` is ``running``, ``interrupted`` or ``failed``) and a baseline whose
+requests cover less than :data:`MIN_COVERAGE` of the measured duration are flagged with a
+``FLAG`` line: their numbers are not the numbers of a whole run.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from rich.console import Console
@@ -25,6 +32,10 @@ from harness.reporting import report
 from harness.reporting.store import RunData, load_run
 from harness.seams.errors import UserError, run_cli
 
+#: the share of the measured duration a baseline's requests must span not to be flagged
+MIN_COVERAGE = 0.9
+#: what two runs must share to be compared
+IDENTITY = ("device", "scenario", "models", "duration_s")
 #: metric -> +1 when higher is better, -1 when lower is better
 WATCHED = {"fps": +1, "latency_p90_ms": -1}
 DEFAULT_TOLERANCE_PCT = 5.0
@@ -57,7 +68,66 @@ def read_run(path: str | Path) -> RunData:
     try:
         return load_run(folder)
     except (ValueError, OSError) as exc:
-        raise UserError(f"{path}: cannot read the run: {exc}") from exc
+        raise UserError(f"{path}: cannot read the run: {exc}") from None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _scenario_config(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    return _mapping(_mapping(manifest.get("config")).get("scenario"))
+
+
+def _name_of(value: Any) -> Any:
+    return value.get("name") if isinstance(value, Mapping) else value
+
+
+def identity(run: RunData) -> dict[str, object]:
+    """Device, scenario, models and measured duration, as the manifest records them."""
+    m, scenario = run.manifest, _scenario_config(run.manifest)
+    return {
+        "device": _name_of(m.get("device")),
+        "scenario": _name_of(m.get("scenario")),
+        "models": m.get("models", scenario.get("models")),
+        "duration_s": m.get("duration_s", scenario.get("duration_s")),
+    }
+
+
+def mismatches(reference: RunData, run: RunData) -> list[str]:
+    """What differs between two runs among :data:`IDENTITY`, in words."""
+    a, b = identity(reference), identity(run)
+    return [f"{k} {a[k]!r} vs {b[k]!r}" for k in IDENTITY if a[k] != b[k]]
+
+
+def flags(run: RunData) -> list[str]:
+    """Why a run's numbers are not those of a whole run: it did not complete, or a baseline
+    covered less than :data:`MIN_COVERAGE` of the measured duration."""
+    found = []
+    status = run.manifest.get("status")
+    if status is not None and status != "completed":
+        error = run.manifest.get("error") or run.manifest.get("signal") or ""
+        found.append(f"FLAG {run.folder}: the run did not complete (status {status}"
+                     f"{': ' + str(error) if error else ''})")
+    for baseline, share in coverage(run).items():
+        if share < MIN_COVERAGE:
+            found.append(f"FLAG {run.folder}: {baseline} covered {100 * share:.0f}% of the "
+                         f"measured duration")
+    return found
+
+
+def coverage(run: RunData) -> dict[str, float]:
+    """Baseline -> the smallest share, over seeds, of the measured span its requests reach
+    (the last arrival or end); empty when the manifest gives no duration."""
+    m, scenario = run.manifest, _scenario_config(run.manifest)
+    duration, warmup = identity(run)["duration_s"], m.get("warmup_s", scenario.get("warmup_s", 0))
+    if not isinstance(duration, int | float) or duration <= 0 or run.requests.empty:
+        return {}
+    rows = run.requests
+    last = rows[["arrival_ns", "end_ns"]].max(axis=1)
+    share = (last - float(warmup) * 1e9) / (float(duration) * 1e9)
+    per_seed = share.groupby([rows["baseline"], rows["seed"]]).max()
+    return {str(b): float(v) for b, v in per_seed.groupby(level=0).min().items()}
 
 
 def _worse(sign: int, reference: float, value: float, tolerance_pct: float) -> bool:
@@ -88,6 +158,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE_PCT,
                         help="percent a metric may worsen before it is a regression (default 5)")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--force", action="store_true",
+                        help="compare runs that differ in device, scenario, models or duration")
     return parser
 
 
@@ -100,15 +172,28 @@ def _show(run: RunData, table: pd.DataFrame, markdown: bool, console: Console) -
         console.print(report.rich_table(table, identity))
 
 
-def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False) -> int:
+def check_comparable(runs: Sequence[RunData], force: bool) -> None:
+    """Refuse runs that differ from the first in device, scenario, models or duration."""
+    for run in runs[1:]:
+        differ = mismatches(runs[0], run)
+        if differ and not force:
+            raise UserError(f"{run.folder} is not comparable with {runs[0].folder}: "
+                            f"{'; '.join(differ)} (--force compares them anyway)")
+
+
+def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
+            force: bool = False) -> int:
     """Print the tables and regressions; return the exit code."""
     runs = [read_run(p) for p in paths]
+    check_comparable(runs, force)
     tables = [report.report_table(run)[0] for run in runs]
     console = Console() if sys.stdout.isatty() else Console(width=report.WIDE)
     for run, table in zip(runs, tables, strict=True):
         _show(run, table, markdown, console)
     found = [r for run, table in zip(runs[1:], tables[1:], strict=True)
              for r in regressions(tables[0], table, str(run.folder), tolerance_pct)]
+    for line in (f for run in runs for f in flags(run)):
+        print(line)
     for regression in found:
         print(regression.line())
     if len(runs) > 1 and not found:
@@ -118,7 +203,7 @@ def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False) 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    return run_cli(lambda: compare(args.runs, args.tolerance, args.markdown))
+    return run_cli(lambda: compare(args.runs, args.tolerance, args.markdown, args.force))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``un
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,16 +187,27 @@ def journal_to_parquet(journal: Path, parquet: Path, columns: Mapping[str, str])
 
 
 def read_journal(journal: Path, columns: Mapping[str, str]) -> pd.DataFrame:
-    rows = []
+    """The journal's rows; a corrupt line (cut by a kill, or garbage) is skipped, counted in
+    ``frame.attrs["skipped_lines"]`` and reported on stderr, and every row after it is kept."""
+    rows, skipped = [], []
     if journal.exists():
-        for line in journal.read_text().splitlines():
+        for number, line in enumerate(journal.read_text(errors="replace").splitlines(), 1):
             if line.strip():
                 try:
-                    rows.append(json.loads(line))
+                    row = json.loads(line)
                 except ValueError:
-                    break  # a line cut by a kill: everything before it is kept
-    frame = pd.DataFrame(rows, columns=list(columns))
-    return frame.astype(dict(columns))
+                    row = None
+                if isinstance(row, dict):
+                    rows.append(row)
+                else:
+                    skipped.append(number)
+    if skipped:
+        print(f"warning: {journal}: skipped {len(skipped)} corrupt line(s) (line "
+              f"{', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''})",
+              file=sys.stderr)
+    frame = pd.DataFrame(rows, columns=list(columns)).astype(dict(columns))
+    frame.attrs["skipped_lines"] = len(skipped)
+    return frame
 
 
 class RunRecorder:
@@ -252,11 +264,21 @@ def load_run(folder: str | Path) -> RunData:
     older layout is migrated."""
     folder = Path(folder)
     manifest_path = folder / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest = _read_manifest(manifest_path) if manifest_path.exists() else {}
     version = manifest.get("schema_version", SCHEMA_VERSION)
     frames = {name: _migrate(_load_table(folder, name, version), manifest) for name in TABLES}
     return RunData(folder, frames["requests"], frames["subgraphs"], frames["sensors"], manifest,
                    frames["phone_runs"], frames["phone_ops"])
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        manifest = json.loads(path.read_text())
+    except (ValueError, OSError) as exc:
+        raise UserError(f"{str(path)!r} is not readable JSON: {exc}") from None
+    if not isinstance(manifest, dict):
+        raise UserError(f"{str(path)!r} is not a run manifest (a JSON object)")
+    return manifest
 
 
 def _load_table(folder: Path, name: str, version: int) -> pd.DataFrame:

@@ -83,11 +83,18 @@ def test_xnnpack_rejects_float_only_ops_on_int8() -> None:
                     proc("xnnpack"))
 
 
-@pytest.mark.parametrize("kind", ["CONV_2D", "CUSTOM:Foo", "GATHER_ND", "WHILE"])
+@pytest.mark.parametrize("kind", ["CONV_2D", "CUSTOM:Convolution2DTransposeBias", "GATHER_ND",
+                                  "WHILE"])
 def test_cpu_supports_everything(kind: str) -> None:
     g = single_op(kind, [((1, 2, 3, 4, 5, 6, 7), "int64", False)])
     assert runs(g, proc("all"))
     assert explain(g, proc("all"), 0) == "supported"
+
+
+def test_a_custom_op_no_litert_kernel_provides_runs_nowhere() -> None:
+    g = single_op("CUSTOM:Landmarks2TransformMatrix")
+    assert not any(runs(g, proc(rules)) for rules in ("all", "gpu", "xnnpack"))
+    assert "no LiteRT kernel" in explain(g, proc("all"), 0)
 
 
 def test_reject_ops_and_accept_ops_override_the_rules() -> None:

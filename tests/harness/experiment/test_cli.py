@@ -40,7 +40,7 @@ def assert_user_error(proc: subprocess.CompletedProcess[str], *needles: str) -> 
         (["scenario.models=[mobilenet_v1,mobilenet_v1]"], ["mobilenet_v1", "more than once"]),
         (["device=adb"], ["adms", "cannot run on a phone", "twin"]),
         (["-m", "seed.base=0,1", "scenario.duration_s=-"], ["scenario.duration_s"]),
-        (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["gpu"]),
+        (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["peak_gflops"]),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

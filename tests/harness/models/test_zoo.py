@@ -38,7 +38,7 @@ def test_conf_model_yaml_matches_registry(name: str) -> None:
     assert tuple(conf.input_shape) == model.input_shape
     assert conf.quantized == model.quantized
     assert conf.paper_ops == model.paper_ops
-    assert conf.tflite is None
+    assert conf.path is None
     assert conf.description == model.description
 
 

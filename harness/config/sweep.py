@@ -1,0 +1,63 @@
+"""Every job of a sweep (``python -m harness -m ...``) checked before the sweep starts.
+
+Hydra's basic sweeper composes each job's config before launching it, but the schemas' ranges
+(:mod:`harness.config.validate`), the baselines named in ``run`` and the models are checked
+only inside a job, when the jobs before it have run. :func:`check_sweep` expands the sweep the
+way Hydra's basic sweeper does (``hydra.sweeper.params`` of the config, then the command
+line's overrides, their cartesian product) and has each job composed and checked first; the first
+bad job ends the command with one line naming the job's overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.override_parser.overrides_parser import OverridesParser
+
+from harness.config.compose import compose
+from harness.seams.errors import UserError
+
+MULTIRUN_FLAGS = ("-m", "--multirun")
+#: Hydra flags followed by a value
+VALUE_FLAGS = ("-cn", "--config-name", "-cp", "--config-path", "-cd", "--config-dir",
+               "--experimental-rerun", "-c", "--cfg", "-p", "--package", "--info")
+
+
+def overrides_of(args: Sequence[str]) -> list[str]:
+    """The overrides among Hydra's command-line arguments (flags and their values dropped)."""
+    out, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in VALUE_FLAGS:
+            skip = True
+        elif not arg.startswith("-"):
+            out.append(arg)
+    return out
+
+
+def jobs(overrides: Sequence[str]) -> list[list[str]]:
+    """Each job's overrides, as Hydra's basic sweeper would launch them."""
+    parser = OverridesParser.create()
+    plain = [o.input_line for o in parser.parse_overrides(list(overrides))
+             if not o.is_sweep_override() and o.input_line]
+    params = compose("config", plain, with_hydra=True).hydra.sweeper.get("params") or {}
+    args = [f"{k}={v}" for k, v in params.items()] + list(overrides)
+    parsed = parser.parse_overrides(args)
+    return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+
+
+def is_sweep(args: Sequence[str]) -> bool:
+    return any(a in MULTIRUN_FLAGS for a in args)
+
+
+def check_jobs(args: Sequence[str], check: Callable[[list[str]], object]) -> None:
+    """With ``-m``: ``check`` (compose and validate) every job's overrides before any runs."""
+    if not is_sweep(args):
+        return
+    for job in jobs(overrides_of(args)):
+        try:
+            check(job)
+        except UserError as exc:
+            raise UserError(f"sweep job [{' '.join(job)}]: {exc}") from None

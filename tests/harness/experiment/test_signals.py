@@ -1,0 +1,194 @@
+"""A run stopped by a signal closes cleanly, on a twin.
+
+SIGINT, a second SIGINT during shutdown and SIGTERM end the run as ``interrupted`` with the
+journals closed into parquet; SIGKILL leaves the manifest at ``running`` and the journals,
+which reading the folder converts.
+
+In the default run, SIGINT, double SIGINT and SIGTERM are real signals sent to this process
+while ``harness.__main__.main()`` runs in it (its handlers are the ones a shell's Ctrl-C
+reaches; the second SIGINT is sent when the journals start closing, so it lands during
+shutdown), and SIGKILL kills a real ``python -m harness`` process. The ``slow`` variant runs
+all four as real processes started together, signalled once their journals hold rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.__main__ import main
+from harness.reporting.store import RunRecorder, load_run
+from tests.fixtures.paths import REPO
+
+#: a run far longer than the test: only a signal ends it
+LONG = ("scenario=single", "scenario.duration_s=100000", "seed.count=1", "run=[tflite]",
+        "plots=false")
+PLANS = {"sigint": [signal.SIGINT], "double_sigint": [signal.SIGINT, signal.SIGINT],
+         "sigterm": [signal.SIGTERM], "sigkill": [signal.SIGKILL]}
+
+
+def _start(folder: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-m", "harness", *LONG, f"hydra.run.dir={folder}"],
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_rows(proc: subprocess.Popen[str], journal: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and journal.stat().st_size > 0:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"no rows in {journal} (exit {proc.poll()})")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def to_kill(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """A real run, started with the module so that its start-up overlaps the other tests."""
+    folder = tmp_path_factory.mktemp("sigkill") / "run"
+    proc = _start(folder)
+    yield proc, folder
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
+
+
+@pytest.fixture
+def killed(to_kill: tuple[subprocess.Popen[str], Path]) -> Path:
+    proc, folder = to_kill
+    _wait_for_rows(proc, folder / "requests.jsonl")
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(timeout=60) == -signal.SIGKILL
+    return folder
+
+
+def _in_process(folder: Path, monkeypatch: pytest.MonkeyPatch, sig: int,
+                again_on_close: bool = False) -> tuple[int, list[int]]:
+    """``main()`` in this process, sent ``sig`` once the journal holds rows (and, with
+    ``again_on_close``, SIGINT again as the journals start closing). Returns the exit code
+    and the signals that reached the test's own handler (none should)."""
+    stray: list[int] = []
+    monkeypatch.setattr(sys, "argv", ["harness", *LONG, f"hydra.run.dir={folder}"])
+    if again_on_close:
+        close = RunRecorder.close
+
+        def close_after_a_second_sigint(self: RunRecorder) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            close(self)
+
+        monkeypatch.setattr(RunRecorder, "close", close_after_a_second_sigint)
+    sender = threading.Thread(target=_signal_when_rows, args=(folder, sig), daemon=True)
+    before = {s: signal.signal(s, lambda n, _f: stray.append(n))
+              for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        sender.start()
+        with pytest.raises(SystemExit) as ended:
+            main()
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+    return int(ended.value.code or 0), stray
+
+
+def _signal_when_rows(folder: Path, sig: int) -> None:
+    journal = folder / "requests.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if journal.exists() and journal.stat().st_size > 0:
+            os.kill(os.getpid(), sig)
+            return
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize(("sig", "again", "code"),
+                         [(signal.SIGINT, False, 130), (signal.SIGINT, True, 130),
+                          (signal.SIGTERM, False, 143)],
+                         ids=["sigint", "double_sigint", "sigterm"])
+def test_a_signal_in_process_ends_interrupted_with_parquet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    sig: int, again: bool, code: int,
+) -> None:
+    folder = tmp_path / "run"
+    returncode, stray = _in_process(folder, monkeypatch, sig, again)
+    assert (returncode, stray) == (code, [])
+    manifest = _manifest(folder)
+    assert manifest["status"] == "interrupted"
+    assert manifest["signal"] == signal.Signals(sig).name
+    assert (folder / "requests.parquet").exists() and (folder / "sensors.parquet").exists()
+    assert len(load_run(folder).requests) > 0
+    err = capsys.readouterr().err
+    assert ("SIGINT during shutdown" in err) == again
+
+
+def test_sigkill_then_reading_the_journals(killed: Path) -> None:
+    assert _manifest(killed)["status"] == "running"
+    assert not (killed / "requests.parquet").exists()
+    lines = [ln for ln in (killed / "requests.jsonl").read_text().splitlines() if ln.strip()]
+    run = load_run(killed)
+    assert len(run.requests) >= len(lines) - 1 > 0  # a last line cut by the kill is skipped
+    assert (killed / "requests.parquet").exists()
+
+
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[int, str, Path]]]:
+    root = tmp_path_factory.mktemp("signals")
+    procs = {name: _start(root / name) for name in PLANS}
+    try:
+        for name, proc in procs.items():
+            _wait_for_rows(proc, root / name / "requests.jsonl")
+            for k, sig in enumerate(PLANS[name]):
+                if k:
+                    time.sleep(0.05)  # the second Ctrl-C, 50 ms after the first
+                proc.send_signal(sig)
+        yield {name: (proc.wait(timeout=120), proc.communicate()[1], root / name)
+               for name, proc in procs.items()}
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+
+
+def _manifest(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "code", "signal_name"),
+                         [("sigint", 130, "SIGINT"), ("double_sigint", 130, "SIGINT"),
+                          ("sigterm", 143, "SIGTERM")])
+def test_a_signal_ends_the_run_interrupted_with_parquet(
+    stopped: dict, name: str, code: int, signal_name: str
+) -> None:
+    returncode, stderr, folder = stopped[name]
+    assert returncode == code, stderr
+    assert "Traceback" not in stderr
+    manifest = _manifest(folder)
+    assert manifest["status"] == "interrupted" and manifest["signal"] == signal_name
+    requests = folder / "requests.parquet"
+    assert requests.exists() and (folder / "sensors.parquet").exists()
+    assert len(load_run(folder).requests) > 0
+
+
+@pytest.mark.slow
+def test_sigkill_leaves_journals_that_reading_converts(stopped: dict) -> None:
+    returncode, _, folder = stopped["sigkill"]
+    assert returncode == -signal.SIGKILL
+    assert _manifest(folder)["status"] == "running"
+    assert not (folder / "requests.parquet").exists()
+    lines = (folder / "requests.jsonl").read_text().splitlines()
+    run = load_run(folder)
+    assert len(run.requests) >= len([ln for ln in lines[:-1] if ln.strip()])
+    assert (folder / "requests.parquet").exists()

@@ -146,6 +146,8 @@ _DEVICES: dict[str, dict[str, Spec]] = {
         "invoke_floor_us": _s("µs", NONNEG, "shortest invoke of the delegate; 0: none"),
         "io_copy_gbps": _s("GB/s", NONNEG, "delegate I/O copy bandwidth; 0: no copy"),
         "critical_c": _s("°C", NONNEG, "shutdown temperature; 0: never"),
+        "measured_us": _s("µs", POS, "a subgraph's latency measured alone on a phone, by its "
+                          "op set (written by python -m harness.calibrate)"),
     },
     "TwinDeviceBlock": {
         "ambient_c": _s("°C", Range(-50, 60), "ambient air"),

@@ -61,7 +61,7 @@ class PaperConf:
     mode: str = "full"
     # where runs and the report go; empty: results/paper/<device>/<mode>
     out_dir: str = ""
-    # reuse a run whose folder is complete (manifest finished, same overrides)
+    # reuse a run whose folder is complete (manifest completed, same overrides)
     reuse: bool = True
     # artifacts to build (names in harness.paper.plan.ARTIFACTS); empty: all
     only: list[str] = field(default_factory=list)

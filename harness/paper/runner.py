@@ -3,7 +3,7 @@
 Every :class:`~harness.paper.plan.RunSpec` runs in this process through the same
 composition as ``python -m harness`` (:func:`harness.experiment.session.run`), into
 ``<out>/runs/<label>-<hash>/``. A folder is *complete* when its ``manifest.json`` says
-``finished`` and ``paper_spec.json`` (written last) holds the same overrides: with
+``completed`` and ``paper_spec.json`` (written last) holds the same overrides: with
 ``reuse`` it is skipped. Each run's own printout goes to ``session.log`` in its folder; the
 terminal shows one progress bar over all runs. ``index.json`` maps every artifact to its
 runs (label -> folder, relative to ``<out>``): the notebooks read only that and the folders.

@@ -67,6 +67,7 @@ NAMED: dict[str, dict[str, object]] = {
     "adms_window1": {"window_size": 1, "earliest_finish": True},
     "adms_no_monitor": {"use_monitor": False, "window_size": 0},
     "adms_no_priority": {"alpha": 0.0, "gamma": 0.0, "delta": 0.0, "use_monitor": True},
+    "adms_shed": {"shed": True, "window_size": 0, "earliest_finish": True},
 }
 
 

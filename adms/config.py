@@ -65,6 +65,10 @@ class AdmsConf(BaselineConf):
     # read the Processor Monitor (temperature, throttling, load); false (an ablation): no
     # thermal steering, and load is 0 for an idle processor and 1 for a busy one
     use_monitor: bool = True
+    # the project's addition (overload): drop a queue-head job whose request cannot meet its
+    # SLO even if its next subgraph started now on a free device (now + the fastest way to
+    # finish its model > arrival + SLO); false (the default, the paper's ADMS): never drop
+    shed: bool = False
 
 
 def register() -> None:

@@ -41,7 +41,9 @@ the head takes its lowest-scoring one (``work_conserving``), so no processor idl
 head holds work for it. After each assignment the processor's
 waiting time grows by the subgraph's expected latency and the search starts again, until no
 idle processor takes a job. Unfinished jobs return to the front of the queue
-(``reinsert_front``). Without the monitor (``use_monitor: false``) no processor is hot and
+(``reinsert_front``). With ``shed`` (the project's addition for overload) a job of the
+examined head whose request cannot meet its SLO even if started now on a free device is
+dropped before any assignment. Without the monitor (``use_monitor: false``) no processor is hot and
 loads are 0 (idle) or 1 (busy).
 """
 
@@ -268,6 +270,9 @@ class AdmsScheduler:
                         if self.conf.use_monitor and near_throttle(p.state, margin))
         jobs = [self._job(k, j, view, hot)
                 for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
+        drops: tuple[int, ...] = ()
+        if self.conf.shed:
+            jobs, drops = self._shed(jobs, view)
         waiting = {p.name: 0 if p.idle else max(0, p.available_ns - view.now_ns)
                    for p in view.processors}
         free = self._idle_by_preference(view)
@@ -280,4 +285,19 @@ class AdmsScheduler:
             out.append(Assignment(jobs.pop(k).job.job_id, sg))
             waiting[name] += self.cost(sg)
             free = [f for f in free if f[0] != name]
-        return Decision(tuple(out), work=self._work + len(jobs))
+        return Decision(tuple(out), drops, work=self._work + len(jobs))
+
+    def _shed(self, jobs: list[_Job], view: SchedulerView) -> tuple[list[_Job], tuple[int, ...]]:
+        """(the jobs kept, the ids dropped): a job is dropped when its request has an SLO
+        and even its fastest way to finish, started now on a free processor, ends after
+        the deadline."""
+        kept: list[_Job] = []
+        dropped: list[_Job] = []
+        for item in jobs:
+            request = item.job.request
+            opts = self.options(view.plans[item.job.model], item.job.next_unit)
+            fastest = min((o[0] for o in opts.values()), default=0)
+            deadline_ns = request.arrival_ns + request.slo_ns
+            late = request.slo_ns > 0 and view.now_ns + fastest > deadline_ns
+            (dropped if late else kept).append(item)
+        return kept, tuple(item.job.job_id for item in dropped)

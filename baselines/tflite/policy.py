@@ -145,11 +145,16 @@ class TflitePolicy:
         return self._profiled.get((subgraph.model, subgraph.index), 0)
 
     def schedule(self, view: SchedulerView) -> Decision:
-        """First come, first served per processor; the work counted is the jobs looked at."""
+        """First come, first served per processor; the work counted is the jobs looked at.
+        A plan offers one subgraph per unit, so a job can take only what the first queued
+        job of its kind (model, next unit) could: the queue's kind heads, where the runtime
+        keeps them, are every choice there is (a decision's cost does not grow with the
+        queue's length)."""
         free = {p.name for p in view.idle}
         out: list[Assignment] = []
         scanned = 0
-        for job in view.queue:
+        heads = getattr(view.queue, "heads", None)
+        for job in view.queue if heads is None else heads():
             if not free:
                 break
             scanned += 1

@@ -55,6 +55,8 @@ FAIL_NS = 1_000
 #: sensor rows of this pseudo-processor are the whole phone (harness.reporting.metrics)
 DEVICE = "device"
 MB = 1 << 20
+#: latency-noise draws taken from the generator at once
+NOISE_BLOCK = 4096
 
 
 class TwinDevice:
@@ -92,6 +94,11 @@ class TwinDevice:
         #: arenas of those that have run, bytes
         self.memory_bytes = 0
         self._touched: set[tuple[str, str, frozenset[int]]] = set()
+        #: (id of a subgraph, DVFS level, busy others) -> (the subgraph, its latency, ns)
+        self._state_ns: dict[tuple[int, int, int], tuple[Subgraph, float]] = {}
+        self._noise_block: list[float] = []
+        #: (model, ops) -> tensors the ops write
+        self._made: dict[tuple[str, frozenset[int]], frozenset[int]] = {}
 
     @classmethod
     def open(cls, conf: TwinDeviceConf, context: DeviceContext) -> TwinDevice:
@@ -193,7 +200,7 @@ class TwinDevice:
         i = self._processor_index(subgraph.processor)
         assert not self._busy[i], f"{subgraph.processor} already runs a subgraph"
         start = max(now_ns, int(self.env.now))
-        self.heat.advance(int(self.env.now))
+        self._govern_to(int(self.env.now))
         if self.heat.down[i]:
             self._finish_at(start + FAIL_NS, i, job_id, request, subgraph, start, False, on_done)
             return
@@ -280,19 +287,39 @@ class TwinDevice:
         return self._op_tables[key]
 
     def _latency_ns(self, i: int, job_id: int, request: Request, subgraph: Subgraph) -> int:
-        spec, dev = self.spec.processors[i], self.spec.device
-        others = sum(b for j, b in enumerate(self._busy) if j != i)
-        bandwidth = effective_bandwidth(dev.memory_bandwidth_gbps, spec.bandwidth_share,
-                                        others + 1)
-        f_ratio = self.heat.frequency_mhz(i) / spec.f_max_mhz
-        ns = self._cost(subgraph).latency_ns(f_ratio, bandwidth)
+        dev = self.spec.device
+        ns = self._state_latency(i, subgraph)
         moved = self._moved_bytes((job_id, request.request_id), subgraph)
         ns += transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps)
         return _to_ns(ns * self._noise())
 
+    def _state_latency(self, i: int, subgraph: Subgraph) -> float:
+        """The subgraph's latency in the present state (its processor's DVFS level, how
+        many others are busy): computed once per subgraph and state, then looked up."""
+        others = sum(self._busy) - self._busy[i]
+        level = self.heat.governor.level[i]
+        key = (id(subgraph), level, others)
+        hit = self._state_ns.get(key)
+        if hit is not None and hit[0] is subgraph:
+            return hit[1]
+        spec, dev = self.spec.processors[i], self.spec.device
+        bandwidth = effective_bandwidth(dev.memory_bandwidth_gbps, spec.bandwidth_share,
+                                        others + 1)
+        f_ratio = self.heat.frequency_mhz(i) / spec.f_max_mhz
+        ns = self._cost(subgraph).latency_ns(f_ratio, bandwidth)
+        self._state_ns[key] = (subgraph, ns)
+        return ns
+
     def _noise(self) -> float:
+        """A lognormal latency factor; drawn in blocks, the same sequence as one draw at a
+        time (numpy's Generator fills an array draw by draw)."""
         sigma = self.spec.device.noise_sigma
-        return float(self.rng.lognormal(0.0, sigma)) if sigma > 0 else 1.0
+        if sigma <= 0:
+            return 1.0
+        if not self._noise_block:
+            self._noise_block = self.rng.lognormal(0.0, sigma, size=NOISE_BLOCK).tolist()
+            self._noise_block.reverse()
+        return self._noise_block.pop()
 
     def _pure_inputs(self, subgraph: Subgraph) -> tuple[tuple[int, int], ...]:
         """(tensor, bytes) of the subgraph's pure inputs (cached per op set)."""
@@ -317,7 +344,10 @@ class TwinDevice:
         if plan is not None and subgraph.last_unit >= plan.num_units - 1:
             self._where.pop(job, None)  # the job is complete
             return
-        made = self._graph(subgraph.model).outputs_of(subgraph.ops)
+        key = (subgraph.model, subgraph.ops)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = self._graph(subgraph.model).outputs_of(subgraph.ops)
         self._where.setdefault(job, {}).update(dict.fromkeys(made, subgraph.processor))
 
     def _finish_at(self, end_ns: int, i: int, job_id: int, request: Request, subgraph: Subgraph,
@@ -329,10 +359,18 @@ class TwinDevice:
         event.callbacks.append(lambda _: self._end(i, job_id, request, subgraph, start_ns, ok,
                                                    on_done))
 
+    def _govern_to(self, now_ns: int) -> None:
+        """Run the governor ticks due by ``now_ns`` (each integrates the heat over its tick,
+        as :mod:`devices.twin.heat` describes); between ticks a start or an end only adds
+        busy time, and the network is integrated to the present only when sensors are read."""
+        heat = self.heat
+        if now_ns >= heat.next_tick_ns:
+            heat.advance(now_ns - (now_ns - heat.next_tick_ns) % heat.period_ns)
+
     def _end(self, i: int, job_id: int, request: Request, subgraph: Subgraph, start_ns: int,
              ok: bool, on_done: Callable[[Completion], None]) -> None:
         end_ns = int(self.env.now)
-        self.heat.advance(end_ns)
+        self._govern_to(end_ns)
         self.heat.idle(i, end_ns)
         self._busy[i] = False
         if ok:

@@ -14,10 +14,15 @@ A run folder (``results/<device>/<timestamp>_<scenario>/``) holds:
   (:data:`PHONE_OP_COLUMNS`);
 * ``manifest.json``: what produced the run (config, versions, commit, device facts, seed).
 
-Every row is first appended to a line-buffered JSON-lines journal (``*.jsonl``), so a run
-that is interrupted, even killed, keeps every finished request; the parquet files are written
-from the journals when the recorder closes (also on Ctrl-C) and by :func:`load_run` if a run
-never closed. Statistics are always derived from these rows, never from printed text.
+Every request, sensor and phone row is first appended to a line-buffered JSON-lines journal
+(``*.jsonl``), so a run that is interrupted, even killed, keeps every finished request. The
+subgraph rows, a thousand or more per simulated second, are kept in columns and written as
+the run goes in batches of :data:`SUBGRAPH_BATCH` rows, each a complete parquet file under
+``subgraphs.parts/`` (a kill loses at most the last unwritten batch of subgraph rows, never a
+request). When the recorder closes (also on Ctrl-C), and in :func:`load_run` if a run never
+closed, each table becomes one parquet file by a streamed conversion (chunk by chunk, so
+memory stays bounded whatever the run's length), and the journal or parts are removed.
+Statistics are always derived from these rows, never from printed text.
 
 Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``unfinished``
 (the run ended first), ``failed`` (the device could not run it).
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -150,6 +155,9 @@ PHONE_OP_COLUMNS: dict[str, str] = {
     "times_called": "int64",
 }
 
+#: tables written in columnar batches rather than journaled line by line
+BATCHED = frozenset({"subgraphs"})
+
 TABLES: dict[str, dict[str, str]] = {
     "requests": REQUEST_COLUMNS,
     "subgraphs": SUBGRAPH_COLUMNS,
@@ -159,8 +167,80 @@ TABLES: dict[str, dict[str, str]] = {
 }
 
 
+#: subgraph rows per parquet part written as the run goes
+SUBGRAPH_BATCH = 65_536
+#: journal lines converted at a time
+CONVERT_CHUNK = 100_000
+
+
+class BatchWriter:
+    """Keeps rows of one table in memory and writes them as the run goes, every ``batch``
+    rows, as numbered parquet parts; on close, joins the parts into one parquet file (part
+    by part) and removes them."""
+
+    def __init__(self, folder: Path, table: str, batch: int | None = None) -> None:
+        self.columns = TABLES[table]
+        self.parts = folder / f"{table}.parts"
+        self.parquet = folder / f"{table}.parquet"
+        self.batch = SUBGRAPH_BATCH if batch is None else batch
+        self._rows: list[tuple[Any, ...]] = []
+        self._count = 0
+        self._closed = False
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        assert not self._closed, "writer closed"
+        self._rows.append(tuple(row.get(c) for c in self.columns))
+        if len(self._rows) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the rows held so far as the next part."""
+        if not self._rows:
+            return
+        self.parts.mkdir(exist_ok=True)
+        frame = pd.DataFrame.from_records(self._rows, columns=list(self.columns))
+        frame.astype(dict(self.columns)).to_parquet(
+            self.parts / f"part-{self._count:06d}.parquet", index=False)
+        self._count += 1
+        self._rows = []
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.flush()
+        join_parts(self.parts, self.parquet, self.columns)
+
+
+def join_parts(parts: Path, parquet: Path, columns: Mapping[str, str]) -> None:
+    """The parquet parts under ``parts`` as one file, part by part; then the parts go. A
+    part cut by a kill (unreadable) ends the table there."""
+    import pyarrow.parquet as pq
+
+    files = sorted(parts.glob("part-*.parquet")) if parts.is_dir() else []
+    writer = None
+    try:
+        for path in files:
+            try:
+                table = pq.read_table(path)
+            except (OSError, ValueError):
+                break
+            writer = writer or pq.ParquetWriter(parquet, table.schema)
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        empty(columns).to_parquet(parquet, index=False)
+    for path in files:
+        path.unlink()
+    if parts.is_dir():
+        parts.rmdir()
+
+
 class TableWriter:
-    """Appends rows of one table to a JSON-lines journal; writes parquet on close."""
+    """Appends rows of one table to a JSON-lines journal; on close, converts it to parquet
+    and removes it."""
 
     def __init__(self, folder: Path, table: str) -> None:
         self.columns = TABLES[table]
@@ -177,13 +257,51 @@ class TableWriter:
             return
         self._fh.close()
         self._fh = None
-        journal_to_parquet(self.journal, self.parquet, self.columns)
+        convert_journal(self.journal, self.parquet, self.columns)
+        self.journal.unlink()
 
 
 def journal_to_parquet(journal: Path, parquet: Path, columns: Mapping[str, str]) -> pd.DataFrame:
-    frame = read_journal(journal, columns)
-    frame.to_parquet(parquet, index=False)
-    return frame
+    convert_journal(journal, parquet, columns)
+    return pd.read_parquet(parquet)
+
+
+def convert_journal(journal: Path, parquet: Path, columns: Mapping[str, str]) -> None:
+    """A journal as one parquet file, :data:`CONVERT_CHUNK` lines at a time (one row group
+    each), so memory does not grow with the journal; a line cut by a kill ends it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer = None
+    try:
+        for frame in _journal_chunks(journal, columns):
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            writer = writer or pq.ParquetWriter(parquet, table.schema)
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        empty(columns).to_parquet(parquet, index=False)
+
+
+def _journal_chunks(journal: Path, columns: Mapping[str, str]) -> Iterator[pd.DataFrame]:
+    if not journal.exists():
+        return
+    rows: list[Any] = []
+    with journal.open() as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                break  # a line cut by a kill: everything before it is kept
+            if len(rows) >= CONVERT_CHUNK:
+                yield pd.DataFrame(rows, columns=list(columns)).astype(dict(columns))
+                rows = []
+    if rows:
+        yield pd.DataFrame(rows, columns=list(columns)).astype(dict(columns))
 
 
 def read_journal(journal: Path, columns: Mapping[str, str]) -> pd.DataFrame:
@@ -221,7 +339,9 @@ class RunRecorder:
                 f"results folder {str(folder)!r} already holds a run ({', '.join(taken)}); "
                 f"a run never appends to another: choose a new folder (hydra.run.dir=...)"
             )
-        self._writers = {name: TableWriter(folder, name) for name in TABLES}
+        self._writers: dict[str, TableWriter | BatchWriter] = {
+            name: BatchWriter(folder, name) if name in BATCHED else TableWriter(folder, name)
+            for name in TABLES}
         self.requests = self._writers["requests"]
         self.subgraphs = self._writers["subgraphs"]
         self.sensors = self._writers["sensors"]
@@ -284,6 +404,9 @@ def _read_manifest(path: Path) -> dict[str, Any]:
 def _load_table(folder: Path, name: str, version: int) -> pd.DataFrame:
     parquet = folder / f"{name}.parquet"
     if parquet.exists():
+        return pd.read_parquet(parquet)
+    if (folder / f"{name}.parts").is_dir():  # a batched table of a run that never closed
+        join_parts(folder / f"{name}.parts", parquet, TABLES[name])
         return pd.read_parquet(parquet)
     if name.startswith("phone_") and not (folder / f"{name}.jsonl").exists():
         return empty(TABLES[name])  # an older folder, or a run without a phone

@@ -11,6 +11,10 @@ The JSON object format ``{"traceEvents": [...], "displayTimeUnit": "ms"}`` with:
 
 Times are microseconds from each baseline's first row, so baselines, which run one after
 another on their own clocks, line up. Complete events are sorted by (pid, tid, ts).
+
+A long run executes millions of subgraphs: each baseline's trace keeps its first
+:data:`MAX_SUBGRAPH_EVENTS` subgraphs (by start), and ``otherData`` says how many were left
+out, so the file stays small enough for Perfetto; the parquet tables keep every row.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from harness.reporting.metrics import run_starts
 from harness.reporting.store import RunData
 
 NS_PER_US = 1_000
+#: subgraph events per baseline at most (the earliest)
+MAX_SUBGRAPH_EVENTS = 200_000
 #: sensor column -> counter name
 COUNTERS = {"temperature_c": "temperature (°C)", "frequency_hz": "frequency (MHz)",
             "power_w": "power (W)"}
@@ -77,7 +83,8 @@ def trace_events(run: RunData) -> list[dict[str, Any]]:
                            run.sensors["baseline"]]))
     tids = _ids(pd.concat([run.subgraphs["processor"], run.sensors["processor"]]))
     starts = run_starts(run.requests, run.subgraphs, run.sensors)
-    subs = run.subgraphs.sort_values(["baseline", "processor", "start_ns"], kind="stable")
+    subs = _earliest(run.subgraphs).sort_values(["baseline", "processor", "start_ns"],
+                                                kind="stable")
     complete = [_complete(r, pids[str(r["baseline"])], tids[str(r["processor"])],
                           starts[str(r["baseline"])]) for r in subs.to_dict("records")]
     complete.sort(key=lambda e: (e["pid"], e["tid"], e["ts"]))
@@ -86,11 +93,23 @@ def trace_events(run: RunData) -> list[dict[str, Any]]:
     return _metadata(pids, tids) + complete + counters
 
 
+def _earliest(subgraphs: pd.DataFrame) -> pd.DataFrame:
+    """Each baseline's first :data:`MAX_SUBGRAPH_EVENTS` subgraphs by start."""
+    if len(subgraphs) <= MAX_SUBGRAPH_EVENTS:
+        return subgraphs
+    ordered = subgraphs.sort_values(["baseline", "start_ns"], kind="stable")
+    return ordered[ordered.groupby("baseline").cumcount() < MAX_SUBGRAPH_EVENTS]
+
+
 def write_trace(run: RunData, path: Path | None = None) -> Path:
     """Write ``trace.json`` into the run folder (or ``path``) and return its path."""
     path = path or run.folder / "trace.json"
-    body = {"traceEvents": trace_events(run), "displayTimeUnit": "ms",
-            "otherData": {k: str(v) for k, v in run.manifest.items()
-                          if k in ("device", "scenario", "seed", "git_commit")}}
+    other = {k: str(v) for k, v in run.manifest.items()
+             if k in ("device", "scenario", "seed", "git_commit")}
+    left_out = len(run.subgraphs) - len(_earliest(run.subgraphs))
+    if left_out:
+        other["subgraphs_left_out"] = f"{left_out} (each baseline keeps its first "\
+                                      f"{MAX_SUBGRAPH_EVENTS})"
+    body = {"traceEvents": trace_events(run), "displayTimeUnit": "ms", "otherData": other}
     path.write_text(json.dumps(body))
     return path

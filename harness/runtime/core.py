@@ -16,6 +16,11 @@ arrive together), calls :meth:`Runtime.decide` and gets back the subgraphs to st
 
 Invariants it enforces: one subgraph at a time per processor; a subgraph starts at the job's
 next unit (so after its predecessors); a job is never assigned twice at once.
+
+**Overload.** A decision's cost does not grow with the queue's length: the queue is read
+through a lazy window (:class:`~harness.runtime.queue.QueueView`, which counts the jobs it
+walks: :attr:`Runtime.jobs_visited`), and a processor's waiting time is summed over the
+*distinct* subgraphs of its local queue (a count per subgraph), not over its entries.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from harness.runtime.queue import JobQueue
+from harness.runtime.queue import JobQueue, QueueView
 from harness.runtime.traffic import Traffic
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import Policy
@@ -74,6 +80,22 @@ class _Lane:
     processor: Processor
     running: tuple[_Job, Subgraph, int] | None = None
     waiting: deque[tuple[_Job, Subgraph]] = field(default_factory=deque)
+    #: (model, subgraph index) -> [the subgraph, how many times it waits in ``waiting``]
+    counts: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+
+    def push(self, job: _Job, subgraph: Subgraph) -> None:
+        self.waiting.append((job, subgraph))
+        entry = self.counts.setdefault((subgraph.model, subgraph.index), [subgraph, 0])
+        entry[1] += 1
+
+    def pop(self) -> tuple[_Job, Subgraph]:
+        job, subgraph = self.waiting.popleft()
+        key = (subgraph.model, subgraph.index)
+        entry = self.counts[key]
+        entry[1] -= 1
+        if entry[1] == 0:
+            del self.counts[key]
+        return job, subgraph
 
 
 class Runtime:
@@ -101,6 +123,8 @@ class Runtime:
         self.ended: list[tuple[Request, str]] = []
         #: the counted work of the last decision (``Decision.work``)
         self.decision_work = 0
+        #: queued jobs the last decision walked (its view's ``visited``)
+        self.jobs_visited = 0
 
     # -- events ------------------------------------------------------------------------------
 
@@ -157,11 +181,14 @@ class Runtime:
 
     def decide(self, now_ns: int) -> list[Start]:
         """Ask the policy what to run; returns the subgraphs that start now."""
-        self.decision_work = 0
+        self.decision_work = self.jobs_visited = 0
         if not self._queue:
             return []
-        decision = self.policy.schedule(self._view(now_ns))
+        view = self._view(now_ns)
+        decision = self.policy.schedule(view)
         self.decision_work = decision.work
+        if isinstance(view.queue, QueueView):
+            self.jobs_visited = view.queue.visited
         self._apply_drops(decision)
         starts: list[Start] = []
         for assignment in decision.assignments:
@@ -180,7 +207,7 @@ class Runtime:
             f"job {job_id} is at unit {job.next_unit}, subgraph starts at {subgraph.first_unit}"
         )
         lane = self._lanes[subgraph.processor]
-        lane.waiting.append((job, subgraph))
+        lane.push(job, subgraph)
         return self._start_waiting(lane, now_ns)
 
     def _take(self, job_id: int) -> _Job:
@@ -189,7 +216,7 @@ class Runtime:
     def _start_waiting(self, lane: _Lane, now_ns: int) -> list[Start]:
         if lane.running is not None or not lane.waiting:
             return []
-        job, subgraph = lane.waiting.popleft()
+        job, subgraph = lane.pop()
         lane.running = (job, subgraph, now_ns)
         if job.first_start_ns < 0:
             job.first_start_ns = now_ns
@@ -209,7 +236,7 @@ class Runtime:
         if lane.running is not None:
             _, sg, started = lane.running
             available = max(now_ns, started + self._expected_of(sg))
-        available += sum(self._expected_of(sg) for _, sg in lane.waiting)
+        available += sum(self._expected_of(sg) * n for sg, n in lane.counts.values())
         idle = lane.running is None and not lane.waiting
         name = lane.processor.name
         return ProcessorView(lane.processor, idle, available, len(lane.waiting), states.get(name))

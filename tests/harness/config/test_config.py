@@ -68,6 +68,7 @@ NAMED: dict[str, dict[str, object]] = {
     "adms_no_monitor": {"use_monitor": False, "window_size": 0},
     "adms_no_priority": {"alpha": 0.0, "gamma": 0.0, "delta": 0.0, "use_monitor": True},
     "threads": {"kernel": "xnnpack", "threads": 1, "cores": None},
+    "adms_shed": {"shed": True, "window_size": 0, "earliest_finish": True},
 }
 
 

@@ -104,12 +104,12 @@ def test_every_sweep_point_validates(name: str) -> None:
                       ) == sorted(values)
 
 
-def test_concurrency_sweeps_four_to_ten_distinct_models() -> None:
+def test_concurrency_sweeps_four_to_thirteen_distinct_models() -> None:
     sizes = []
     for point in sweep_points("concurrency"):
         run: RunConf = to_object(compose_raw(["+experiment=concurrency", *point]), RunConf)
         sizes.append(len(run.scenario.models))
-    assert sizes == list(range(4, 11))
+    assert sizes == list(range(4, 14))
 
 
 def multirun(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

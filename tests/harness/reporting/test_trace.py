@@ -6,6 +6,9 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
+import pytest
+
 from harness.reporting import trace
 from tests.harness.reporting.test_metrics import small_run
 
@@ -32,3 +35,16 @@ def test_counters_from_sensors(tmp_path: Path) -> None:
     assert len(counters) == 3 * len(run.sensors)  # temperature, frequency, power: all present
     first = next(e for e in counters if e["name"].startswith("frequency"))
     assert first["ts"] == 0 and first["args"] == {"cpu": 2000.0}
+
+
+
+def test_a_long_run_keeps_each_baselines_first_subgraphs(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr(trace, "MAX_SUBGRAPH_EVENTS", 2)
+    rows = [{"baseline": b, "seed": 0, "request_id": i, "job_id": i, "model": "m",
+             "subgraph": 0, "processor": "cpu", "first_unit": 0, "last_unit": 0, "n_ops": 1,
+             "start_ns": 1000 * (5 - i), "end_ns": 1000 * (5 - i) + 500, "ok": True}
+            for b in ("x", "y") for i in range(5)]
+    kept = trace._earliest(pd.DataFrame(rows))
+    assert sorted(zip(kept["baseline"], kept["start_ns"], strict=True)) == [
+        ("x", 1000), ("x", 2000), ("y", 1000), ("y", 2000)]

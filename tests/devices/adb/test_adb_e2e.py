@@ -76,7 +76,7 @@ def test_tflite_and_band_on_the_phone(args: list[str], adb_server: AdbServer,
     assert "ADB = PHONE over adb (real measurements) · device FP-1 Loopback" in printed
     assert "K50" not in printed and "band" in printed
     run = load_run(tmp_path / "run")
-    assert run.manifest["status"] == "finished" and run.manifest["device_kind"] == "adb"
+    assert run.manifest["status"] == "completed" and run.manifest["device_kind"] == "adb"
     assert set(run.manifest["runs"]["tflite"]) == {"0", "1"}  # two seeds, each its facts
     facts = run.manifest["runs"]["tflite"]["1"]["device"]["facts"]
     assert facts["model"] == "FP-1 Loopback" and facts["soc"] == "FakeSilicon FS8000"

@@ -77,7 +77,7 @@ def test_calibrate_writes_a_twin_that_runs_and_is_checked(
             assert not (out / folder).exists()
             continue
         twin = load_run(out / folder)
-        assert twin.manifest["device_kind"] == "twin" and twin.manifest["status"] == "finished"
+        assert twin.manifest["device_kind"] == "twin" and twin.manifest["status"] == "completed"
         assert set(twin.requests["baseline"]) == set(names)
         assert (twin.requests["status"] == "ok").mean() > 0.9
         facts = json.dumps(twin.manifest["runs"][names[0]]["0"]["device"]["facts"])

@@ -21,7 +21,6 @@ device config's processors (:mod:`devices.opsupport`).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import import_module
@@ -40,7 +39,7 @@ from harness.config.schema import ModelConf
 from harness.config.validate import check_all
 from harness.experiment.components import register
 from harness.models import byo
-from harness.seams.errors import UserError, run_cli
+from harness.seams.errors import UserError, command
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor
 
@@ -183,11 +182,7 @@ def run(overrides: Sequence[str], console: Console | None = None) -> list[dict[s
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: ``python -m harness.analyze key=value ...``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return
-    run_cli(lambda: run(args))
+    command(__doc__, run, argv)
 
 
 if __name__ == "__main__":

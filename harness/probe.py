@@ -15,7 +15,6 @@ phone end with one ``error:`` line and exit code 2.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from devices.adb.draft import draft_yaml, slug
 from devices.adb.phone import connect
 from harness.config.compose import compose, to_object
 from harness.experiment.components import device_class, register, typed
-from harness.seams.errors import UserError, run_cli
+from harness.seams.errors import UserError, command
 
 
 @dataclass
@@ -87,11 +86,7 @@ def run(overrides: Sequence[str], console: Console | None = None) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return
-    run_cli(lambda: run(args))
+    command(__doc__, run, argv)
 
 
 if __name__ == "__main__":

@@ -95,13 +95,26 @@ class TflitePolicy:
             busy[sg.processor] += self._profile(plan, sg)
         return busy
 
+    def _runnable(self, graph: ModelGraph, proc: Processor) -> bool:
+        """Every op of the plan delegated to ``proc`` lands on a processor that supports it
+        (a custom op only XNNPACK runs cannot fall back to a CPU of built-in kernels)."""
+        unsupported = self._op_support.get(graph.name, {})
+        plan = self._delegated(graph, proc, unsupported)
+        return all(not sg.ops & unsupported.get(sg.processor, frozenset())
+                   for sg in plan.subgraphs)
+
     def _place(self, processors: Sequence[Processor]) -> dict[str, str]:
         if self._profile is None or not self._models:
             raise UserError("tflite placement=best needs the device's profiles and the run's "
                             "models; use placement=fixed with processor_map/default_processor")
         self._check_fallback(processors)
-        loads = {m: {p.name: self._busy(g, p, processors) for p in processors}
-                 for m, g in self._models.items()}
+        loads = {m: {p.name: self._busy(g, p, processors) for p in processors
+                     if self._runnable(g, p)} for m, g in self._models.items()}
+        for model, by_proc in loads.items():
+            if not by_proc:
+                raise UserError(f"tflite: model {model!r} cannot run whole on any processor "
+                                f"with CPU fallback here (the fallback {self.cpu_name!r} lacks "
+                                f"an op the others reject); run band or adms")
         return best_assignment(loads, [p.name for p in processors], self.conf.processor_map)
 
     def _check_fallback(self, processors: Sequence[Processor]) -> None:

@@ -13,7 +13,6 @@ and ``calibration.md``. Bad input and an absent phone end with one ``error:`` li
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +38,7 @@ from harness.config.compose import compose, to_object
 from harness.experiment.components import device_class, typed
 from harness.experiment.components import register as register_components
 from harness.experiment.models import Models, load_models
-from harness.seams.errors import UserError, run_cli
+from harness.seams.errors import UserError, command
 
 
 def compose_config(overrides: Sequence[str]) -> CalibrateConf:
@@ -158,11 +157,7 @@ def run(overrides: Sequence[str], console: Console | None = None) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return
-    run_cli(lambda: run(args))
+    command(__doc__, run, argv)
 
 
 if __name__ == "__main__":

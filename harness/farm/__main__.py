@@ -33,7 +33,7 @@ from harness.farm.config import FarmConf, register
 from harness.farm.night import collect, compare_nights, previous_night, write_report
 from harness.farm.plan import Cell, cells, write_plan
 from harness.reporting.compare import WATCHED
-from harness.seams.errors import UserError, run_cli
+from harness.seams.errors import UserError, command
 
 FARM_CONF = CONF_DIR / "farm"
 EXIT_REGRESSION, EXIT_FAILED = 1, 3
@@ -105,11 +105,7 @@ def run(overrides: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    return int(run_cli(lambda: run(args)) or 0)
+    return int(command(__doc__, run, argv) or 0)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -218,13 +218,29 @@ def join_parts(parts: Path, parquet: Path, columns: Mapping[str, str]) -> None:
     import pyarrow.parquet as pq
 
     files = sorted(parts.glob("part-*.parquet")) if parts.is_dir() else []
-    writer = None
-    try:
+
+    def tables() -> Iterator[Any]:
         for path in files:
             try:
-                table = pq.read_table(path)
+                yield pq.read_table(path)
             except (OSError, ValueError):
-                break
+                return
+
+    write_tables(tables(), parquet, columns)
+    for path in files:
+        path.unlink()
+    if parts.is_dir():
+        parts.rmdir()
+
+
+def write_tables(tables: Iterable[Any], parquet: Path, columns: Mapping[str, str]) -> None:
+    """Arrow tables into one parquet file, one row group each (an empty table of ``columns``
+    when there are none), holding one table in memory at a time."""
+    import pyarrow.parquet as pq
+
+    writer = None
+    try:
+        for table in tables:
             writer = writer or pq.ParquetWriter(parquet, table.schema)
             writer.write_table(table)
     finally:
@@ -232,10 +248,6 @@ def join_parts(parts: Path, parquet: Path, columns: Mapping[str, str]) -> None:
             writer.close()
     if writer is None:
         empty(columns).to_parquet(parquet, index=False)
-    for path in files:
-        path.unlink()
-    if parts.is_dir():
-        parts.rmdir()
 
 
 class TableWriter:
@@ -270,19 +282,9 @@ def convert_journal(journal: Path, parquet: Path, columns: Mapping[str, str]) ->
     """A journal as one parquet file, :data:`CONVERT_CHUNK` lines at a time (one row group
     each), so memory does not grow with the journal; a line cut by a kill ends it."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    writer = None
-    try:
-        for frame in _journal_chunks(journal, columns):
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            writer = writer or pq.ParquetWriter(parquet, table.schema)
-            writer.write_table(table)
-    finally:
-        if writer is not None:
-            writer.close()
-    if writer is None:
-        empty(columns).to_parquet(parquet, index=False)
+    write_tables((pa.Table.from_pandas(frame, preserve_index=False)
+                  for frame in _journal_chunks(journal, columns)), parquet, columns)
 
 
 def _journal_chunks(journal: Path, columns: Mapping[str, str]) -> Iterator[pd.DataFrame]:

@@ -9,7 +9,7 @@ Programming errors are not ``UserError`` and keep their traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn, TypeVar
 
@@ -52,3 +52,14 @@ def run_cli(main: Callable[[], T]) -> T:
     with cli_guard():
         return main()
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def command(doc: str | None, run: Callable[[list[str]], T],
+            argv: Sequence[str] | None = None) -> T | None:
+    """A ``key=value`` command's entry point: ``-h``/``--help`` prints ``doc``; otherwise
+    ``run(args)`` under :func:`cli_guard` (``argv``: the command line without the program)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-h", "--help"):
+        print(doc)
+        return None
+    return run_cli(lambda: run(args))

@@ -57,6 +57,7 @@ def _ran(folder: Path) -> dict:
     data = load_run(folder)
     ok = data.requests[data.requests["status"] == "ok"]
     return {"status": data.manifest["status"], "models": set(data.requests["model"]),
+            "baselines": set(ok["baseline"]),
             "ok": len(ok), "subgraphs": int(ok["n_subgraphs"].max())}
 
 
@@ -73,12 +74,13 @@ def test_a_trained_model_runs_on_a_twin(tmp_path: Path) -> None:
 
 def test_a_trained_model_is_sliced_and_runs_on_the_host(tmp_path: Path) -> None:
     folder = run(["device=host", "scenario=single", f"scenario.models=[{ENTRY}]",
-                  "run=[band]", "scenario.duration_s=0.3", "scenario.warmup_s=0",
+                  "run=[tflite,band]", "scenario.duration_s=0.3", "scenario.warmup_s=0",
                   "seed.count=1", "plots=false", f"zoo_cache={tmp_path / 'cache'}"],
                  tmp_path / "run")
     got = _ran(folder)
     assert got["status"] == "completed" and got["models"] == {"selfie"}
-    assert got["ok"] > 0
+    # vanilla TFLite on the core whose kernels run the custom op, and Band
+    assert got["ok"] > 0 and got["baselines"] == {"tflite", "band"}
     # Band profiled the model cut into slices, the custom op's among them (XNNPACK shapes)
     slices = list((tmp_path / "cache" / "slices").rglob("*.tflite"))
     assert len(slices) > 2

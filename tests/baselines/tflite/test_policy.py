@@ -107,6 +107,23 @@ def test_best_placement_spreads_models_by_their_profiles() -> None:
     assert policy.assignment == {"a": "npu", "b": "gpu"}
 
 
+def test_best_placement_skips_a_processor_whose_fallback_cannot_run_an_op() -> None:
+    """a's only op is one the cpu (the fallback) and the npu reject (a custom op only XNNPACK,
+    here the gpu, provides): on the cpu, or on the npu with its fallback to the cpu, it cannot
+    run, however cheap the profile says it is; b cannot run anywhere."""
+    ms = {("a", "cpu"): 1, ("a", "gpu"): 9, ("a", "npu"): 1,
+          ("b", "cpu"): 1, ("b", "gpu"): 1, ("b", "npu"): 1}
+    models = {m: chain_graph(m, 1) for m in "ab"}
+    rejects = frozenset({0})
+    policy = TflitePolicy(TfliteConf(), profile=_profiles(ms), models={"a": models["a"]},
+                          op_support={"a": {"cpu": rejects, "npu": rejects}})
+    assert policy.processor_for("a", PROCS).name == "gpu"
+    nowhere = TflitePolicy(TfliteConf(), profile=_profiles(ms), models={"b": models["b"]},
+                           op_support={"b": {p: rejects for p in ("cpu", "gpu", "npu")}})
+    with pytest.raises(UserError, match="cannot run whole on any processor"):
+        nowhere.processor_for("b", PROCS)
+
+
 def test_best_placement_keeps_a_pinned_model_where_it_is_pinned() -> None:
     ms = {("a", "cpu"): 10, ("a", "gpu"): 2, ("a", "npu"): 3,
           ("b", "cpu"): 10, ("b", "gpu"): 3, ("b", "npu"): 20}

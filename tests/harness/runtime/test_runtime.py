@@ -363,10 +363,9 @@ def test_invariant_checks_catch_faults() -> None:
 # -- bad input ---------------------------------------------------------------------------------
 
 
-def test_unknown_model_is_a_user_error() -> None:
-    cfg = compose_run("scenario.models=[mobilenet_v1,no_such_model]")
+def test_unknown_model_is_a_user_error_before_anything_runs() -> None:
     with pytest.raises(UserError, match=r"no_such_model.*zoo lacks"):
-        scenario_models(cfg)
+        compose_run("scenario.models=[mobilenet_v1,no_such_model]")
 
 
 def test_a_phone_refuses_adms_before_anything_runs() -> None:

@@ -4,14 +4,12 @@ The device builds one interpreter per distinct slice, and profiles each once, wh
 subgraphs of whatever plans ask for it; so it keys runners and profiles by
 :data:`SliceKey` ``(model, op set, processor)`` (:func:`slice_key` of a subgraph), not by the
 subgraph. Errors and warnings name a slice by :func:`describe_slice`, with its op set written
-as ranges (:func:`op_ranges`).
+as ranges (:func:`harness.seams.plan.op_ranges`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from harness.seams.plan import Subgraph
+from harness.seams.plan import Subgraph, op_ranges
 
 #: a slice on a processor: (model, op set, processor)
 SliceKey = tuple[str, frozenset[int], str]
@@ -27,13 +25,3 @@ def describe_slice(key: SliceKey) -> str:
     model, ops, proc = key
     return f"slice of model {model!r} ops {op_ranges(ops)} on processor {proc!r}"
 
-
-def op_ranges(ops: Iterable[int]) -> str:
-    """``{0,1,2,5}`` -> ``0-2,5``."""
-    spans: list[list[int]] = []
-    for i in sorted(ops):
-        if spans and i == spans[-1][1] + 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)

@@ -28,7 +28,7 @@ from typing import Any
 
 from devices.twin.config import TwinDeviceConf, TwinProcessorConf
 from harness.seams.errors import UserError
-from harness.seams.plan import ProcessorKind
+from harness.seams.plan import ProcessorKind, op_ranges
 
 #: numeric classes an op computes in; ``int8`` stands for every 8-bit integer type
 DTYPES = ("float32", "float16", "int8")
@@ -349,17 +349,6 @@ def _calibration(where: str, raw: Any) -> Calibration | None:
     target = _positive(where, "calibration.target_ms", table["target_ms"])
     return Calibration(str(table["model"]), target, bool(table.get("int8", False)),
                        str(table.get("source", "")))
-
-
-def op_ranges(ops: Iterable[int]) -> str:
-    """``{0,1,2,5}`` -> ``0-2,5``."""
-    spans: list[list[int]] = []
-    for i in sorted(ops):
-        if spans and i == spans[-1][1] + 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
 
 
 def measured_key(model: str, ops: Iterable[int]) -> str:

@@ -23,7 +23,6 @@ from rich.console import Console
 from devices.adb.config import AdbDeviceConf
 from devices.adb.draft import slug
 from devices.adb.phone import Phone, connect
-from devices.twin.spec import op_ranges
 from harness.calibrate import check
 from harness.calibrate.config import CalibrateConf, register
 from harness.calibrate.fit import (
@@ -39,6 +38,7 @@ from harness.experiment.components import device_class, typed
 from harness.experiment.components import register as register_components
 from harness.experiment.models import Models, load_models
 from harness.seams.errors import UserError, command
+from harness.seams.plan import op_ranges
 
 
 def compose_config(overrides: Sequence[str]) -> CalibrateConf:

@@ -32,11 +32,10 @@ from devices.adb.tools import raise_for, run_all
 from devices.adb.vanilla import binary
 from devices.host.slicing import SliceCache
 from devices.opsupport.support import unsupported_ops
-from devices.twin.spec import op_ranges
 from harness.calibrate.config import HeatConf, ProfileConf
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import Processor
+from harness.seams.plan import Processor, op_ranges
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ processor) pairs, ``merged`` = multi-unit subgraphs, ``total`` = unit subgraphs 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -118,3 +118,14 @@ class ModelPlan:
 
     def processors(self) -> frozenset[str]:
         return frozenset(sg.processor for sg in self.subgraphs)
+
+
+def op_ranges(ops: Iterable[int]) -> str:
+    """``{0,1,2,5}`` -> ``0-2,5``."""
+    spans: list[list[int]] = []
+    for i in sorted(ops):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)

@@ -85,31 +85,30 @@ class TflitePolicy:
             min_partition_ops=self._min_partition_ops.get(proc.name, 1))
         return plan
 
-    def _busy(self, graph: ModelGraph, proc: Processor, processors: Sequence[Processor]
-              ) -> dict[str, int]:
-        """Busy ns per inference on each processor when ``graph`` is delegated to ``proc``."""
+    def _loads(self, graph: ModelGraph, processors: Sequence[Processor]
+               ) -> dict[str, dict[str, int]]:
+        """Processor ``graph`` may be delegated to -> busy ns per inference on each processor.
+        A processor is left out unless every op of its plan lands on a processor that supports
+        it (a custom op only XNNPACK runs cannot fall back to a CPU of built-in kernels)."""
         assert self._profile is not None
-        plan = self._delegated(graph, proc, self._op_support.get(graph.name, {}))
-        busy = {p.name: 0 for p in processors}
-        for sg in plan.subgraphs:
-            busy[sg.processor] += self._profile(plan, sg)
-        return busy
-
-    def _runnable(self, graph: ModelGraph, proc: Processor) -> bool:
-        """Every op of the plan delegated to ``proc`` lands on a processor that supports it
-        (a custom op only XNNPACK runs cannot fall back to a CPU of built-in kernels)."""
         unsupported = self._op_support.get(graph.name, {})
-        plan = self._delegated(graph, proc, unsupported)
-        return all(not sg.ops & unsupported.get(sg.processor, frozenset())
-                   for sg in plan.subgraphs)
+        loads = {}
+        for proc in processors:
+            plan = self._delegated(graph, proc, unsupported)
+            if any(sg.ops & unsupported.get(sg.processor, frozenset()) for sg in plan.subgraphs):
+                continue
+            busy = {p.name: 0 for p in processors}
+            for sg in plan.subgraphs:
+                busy[sg.processor] += self._profile(plan, sg)
+            loads[proc.name] = busy
+        return loads
 
     def _place(self, processors: Sequence[Processor]) -> dict[str, str]:
         if self._profile is None or not self._models:
             raise UserError("tflite placement=best needs the device's profiles and the run's "
                             "models; use placement=fixed with processor_map/default_processor")
         self._check_fallback(processors)
-        loads = {m: {p.name: self._busy(g, p, processors) for p in processors
-                     if self._runnable(g, p)} for m, g in self._models.items()}
+        loads = {m: self._loads(g, processors) for m, g in self._models.items()}
         for model, by_proc in loads.items():
             if not by_proc:
                 raise UserError(f"tflite: model {model!r} cannot run whole on any processor "

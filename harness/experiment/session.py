@@ -262,10 +262,12 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
 
 def _report(cfg: RunConf, folder: Path, console: Console) -> None:
     from harness.reporting import plots, report, trace
+    from harness.reporting.metrics import compute
 
     data = load_run(folder)
-    report.print_comparison(data, console=console)
-    report.summary_csv(data, folder / "summary.csv")
+    metrics = compute(data)
+    report.print_comparison(data, console=console, metrics=metrics)
+    report.summary_csv(data, folder / "summary.csv", metrics)
     trace.write_trace(plots.one_seed(data), folder / "timeline.trace.json")
     if cfg.plots:
         for path in plots.plot_all(data, folder):

@@ -185,11 +185,14 @@ def comparison(metrics: Metrics, identity: RunIdentity,
     return table
 
 
-def report_table(run: RunData) -> tuple[pd.DataFrame, RunIdentity]:
-    """The comparison of a loaded run, and who produced it."""
+def report_table(run: RunData, metrics: Metrics | None = None
+                 ) -> tuple[pd.DataFrame, RunIdentity]:
+    """The comparison of a loaded run, and who produced it (``metrics``: the run's, when the
+    caller has computed them already)."""
     identity = run_identity(run.manifest)
     groups = run.manifest.get("groups") or {}
-    return comparison(compute(run), identity, groups, failures_of(run.manifest),
+    metrics = metrics if metrics is not None else compute(run)
+    return comparison(metrics, identity, groups, failures_of(run.manifest),
                       failed_seeds_of(run.manifest)), identity
 
 
@@ -266,9 +269,10 @@ def rich_table(table: pd.DataFrame, identity: RunIdentity,
     return out
 
 
-def print_comparison(run: RunData, console: Console | None = None) -> pd.DataFrame:
+def print_comparison(run: RunData, console: Console | None = None,
+                     metrics: Metrics | None = None) -> pd.DataFrame:
     """Print the comparison of a run; return its table."""
-    table, identity = report_table(run)
+    table, identity = report_table(run, metrics)
     console = console or _console()
     console.print(rich_table(table, identity, THROUGHPUT))
     console.print(rich_table(table, identity, SERVICE, title="latency, SLO, power, heat "
@@ -303,13 +307,15 @@ def _identified(table: pd.DataFrame, identity: RunIdentity) -> pd.DataFrame:
     return table
 
 
-def summary_csv(run: RunData, path: Path | None = None) -> Path:
+def summary_csv(run: RunData, path: Path | None = None,
+                metrics: Metrics | None = None) -> Path:
     """Write ``summary.csv`` (one row per baseline over seeds, identity columns first) and
     ``summary_seeds.csv`` beside it (one row per baseline and seed); return the first."""
-    table, identity = report_table(run)
+    metrics = metrics if metrics is not None else compute(run)
+    table, identity = report_table(run, metrics)
     path = path or run.folder / "summary.csv"
     _identified(table, identity).to_csv(path, index=False)
-    per_seed = with_slo_pct(compute(run).scenario)
+    per_seed = with_slo_pct(metrics.scenario)
     failed = failed_seeds_of(run.manifest)
     per_seed["run_failed"] = [int(s) in failed.get(str(b), ()) for b, s in
                               zip(per_seed["baseline"], per_seed["seed"], strict=True)]

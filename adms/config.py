@@ -58,10 +58,14 @@ class AdmsConf(BaselineConf):
     # earliest-finishing choice, counting the work waiting on busy processors (HEFT-like);
     # false: eqs. (1)-(4) alone pick the job
     earliest_finish: bool = True
-    # no processor idles while the queue head holds a job it can run: a processor that is
-    # no job's earliest-finishing choice still takes the best-scoring job it can run;
-    # false (an ablation): such a processor stays idle
-    work_conserving: bool = True
+    # the earliest-finish rule counts, on each processor, the next subgraphs of the jobs
+    # ahead in the examined head (each where it would end first) besides the work already
+    # running there; false: only the running work (a busy fast processor looks free sooner)
+    queue_aware: bool = True
+    # literal work conservation (conf/baseline/adms_work_conserving.yaml): a processor that
+    # is no job's earliest-finishing choice still takes the best-scoring job it can run;
+    # false (the default): it stays idle until some job ends there first
+    work_conserving: bool = False
     # read the Processor Monitor (temperature, throttling, load); false (an ablation): no
     # thermal steering, and load is 0 for an idle processor and 1 for a busy one
     use_monitor: bool = True

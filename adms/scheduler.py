@@ -34,13 +34,18 @@ less loaded, cooler, then device order. A processor whose temperature is within
 ``thermal_margin_c`` of its throttling temperature (or that reports being throttled) is
 *hot*: a job may use a hot processor only if no cool processor can run its next unit. A
 processor takes the lowest-scoring job (ties: earlier estimated finish, then queue order)
-among those for which it is the *earliest-finishing* allowed choice, counting the work
-already waiting on busy processors (``earliest_finish``, the project's addition); when no
-idle processor is any job's earliest choice, the first idle processor that can run a job of
-the head takes its lowest-scoring one (``work_conserving``), so no processor idles while the
-head holds work for it. After each assignment the processor's
-waiting time grows by the subgraph's expected latency and the search starts again, until no
-idle processor takes a job. Unfinished jobs return to the front of the queue
+among those for which it is the *earliest-finishing* allowed choice (``earliest_finish``, the
+project's addition). A job's earliest finish counts, on each processor, the work running
+there and (``queue_aware``) the next subgraphs of the jobs ahead of it in the examined head,
+each projected onto the processor where it would end first, in queue order: a list-schedule
+of the head. So an idle processor stays idle only while every job it could run would end
+sooner on another processor even after the jobs queued ahead there: on a weak CPU beside a
+fast accelerator it keeps long work off the CPU until the accelerator's backlog makes the CPU
+the quicker way. With ``work_conserving`` (a variant), when no idle processor is any job's
+earliest choice, the first idle processor that can run a job of the head takes its
+lowest-scoring one anyway. After each assignment the processor's waiting time grows by the
+subgraph's expected latency and the search starts again, until no idle processor takes a
+job. Unfinished jobs return to the front of the queue
 (``reinsert_front``). With ``shed`` (the project's addition for overload) a job of the
 examined head whose request cannot meet its SLO even if started now on a free device is
 dropped before any assignment. Without the monitor (``use_monitor: false``) no processor is hot and
@@ -249,8 +254,7 @@ class AdmsScheduler:
         no idle processor is, and ``work_conserving``, the first that can run any job takes
         its lowest-scoring one."""
         if self.conf.earliest_finish:
-            soonest = [min(waiting[p] + o[0] for p, o in item.options.items())
-                       if item.options else 0 for item in jobs]
+            soonest = self._soonest(jobs, waiting)
             passes: list[Sequence[int] | None] = [soonest]
             if self.conf.work_conserving:
                 passes.append(None)
@@ -262,6 +266,25 @@ class AdmsScheduler:
                 if got is not None:
                     return name, got[0], got[1]
         return None
+
+    def _soonest(self, jobs: Sequence[_Job], waiting: Mapping[str, int]) -> list[int]:
+        """Per job, the earliest it can finish its model: on the processor where it would
+        end first, after the work waiting there (``waiting``) and, with ``queue_aware``, the
+        next subgraphs of the jobs ahead of it in the examined head, each counted on the
+        processor where it would end first (a list-scheduling projection in queue order)."""
+        projected = dict(waiting)
+        out: list[int] = []
+        for item in jobs:
+            if not item.options:
+                out.append(0)
+                continue
+            name, (ns, sg) = min(item.options.items(),
+                                 key=lambda po: (projected[po[0]] + po[1][0], po[0]))
+            out.append(projected[name] + ns)
+            if self.conf.queue_aware:
+                projected[name] += self.cost(sg)
+        self._work += len(jobs)
+        return out
 
     def schedule(self, view: SchedulerView) -> Decision:
         self._work = 0

@@ -188,9 +188,9 @@ def test_without_work_conservation_a_job_waits_for_a_processor_that_finishes_it_
 
 
 def test_work_conserving_an_idle_processor_takes_work_it_can_run() -> None:
-    """The default: the npu (busy 2 ms) would finish job 0 sooner, but the cpu is idle and
+    """The variant: the npu (busy 2 ms) would finish job 0 sooner, but the cpu is idle and
     no idle processor is its earliest choice, so the cpu takes it."""
-    sched, plans = _sched(merge(single("a", {"npu": 1, "cpu": 9})))
+    sched, plans = _sched(merge(single("a", {"npu": 1, "cpu": 9})), work_conserving=True)
     soon = view([job(0, "a")], [pv("cpu"), pv("npu", busy_ms=2)], plans)
     assert placed(sched.schedule(soon)) == [(0, "cpu")]
 
@@ -198,16 +198,37 @@ def test_work_conserving_an_idle_processor_takes_work_it_can_run() -> None:
 def test_earliest_choices_go_first_then_work_conservation_fills_the_rest() -> None:
     """cpu is visited first (device order) but is nobody's earliest choice; the gpu takes job 0
     (its earliest), then the cpu, idle, takes job 1 (which would finish sooner on the gpu)."""
-    sched, plans = _sched(merge(single("a", {"cpu": 10, "gpu": 2})))
+    sched, plans = _sched(merge(single("a", {"cpu": 10, "gpu": 2})), work_conserving=True)
     d = sched.schedule(view([job(0, "a"), job(1, "a")], [pv("cpu"), pv("gpu")], plans))
     assert placed(d) == [(0, "gpu"), (1, "cpu")]
+
+
+def test_queue_aware_earliest_finish_counts_the_jobs_ahead_on_the_fast_processor() -> None:
+    """a: cpu 4 ms, gpu 2 ms; the gpu is busy for 1 ms more, the cpu idle. Job 0 ends first on
+    the gpu (1 + 2 = 3 < 4). Counting job 0 there, job 1 would end on the gpu at 5, so the
+    cpu (4) is its earliest choice and takes it now. Counting only running work, the gpu
+    looks free at 1 for job 1 too (3 < 4) and, without work conservation, the cpu idles."""
+    jobs = [job(0, "a"), job(1, "a")]
+    for queue_aware, expected in ((True, [(1, "cpu")]), (False, [])):
+        sched, plans = _sched(merge(single("a", {"cpu": 4, "gpu": 2})), work_conserving=False,
+                              queue_aware=queue_aware)
+        procs_now = [pv("cpu"), pv("gpu", busy_ms=1)]
+        assert placed(sched.schedule(view(jobs, procs_now, plans))) == expected
+
+
+def test_queue_aware_earliest_finish_keeps_work_off_a_much_slower_processor() -> None:
+    """a: cpu 10 ms, gpu 2 ms. Job 1 ends on the gpu at 4 after job 0, sooner than 10 on the
+    cpu: without work conservation the cpu stays idle rather than take it."""
+    sched, plans = _sched(merge(single("a", {"cpu": 10, "gpu": 2})), work_conserving=False)
+    d = sched.schedule(view([job(0, "a"), job(1, "a")], [pv("cpu"), pv("gpu")], plans))
+    assert placed(d) == [(0, "gpu")]
 
 
 def test_each_assignment_counts_against_its_processor() -> None:
     sched, plans = _sched(merge(single("a", {"cpu": 1.5, "npu": 1})))
     d = sched.schedule(view([job(0, "a"), job(1, "a"), job(2, "a")], [pv("cpu"), pv("npu")],
                             plans))
-    assert placed(d) == [(0, "npu"), (1, "cpu")]
+    assert sorted(placed(d)) == [(0, "npu"), (1, "cpu")]
 
 
 def test_multi_unit_job_starts_where_its_model_finishes_first() -> None:

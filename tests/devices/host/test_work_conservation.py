@@ -1,5 +1,5 @@
-"""No processor of the host idles while work it can run waits (ADMS with ``work_conserving``,
-its default), counted on real LiteRT runs of tiny models.
+"""No processor of the host idles while work it can run waits under ``adms_work_conserving``
+(ADMS with ``work_conserving``), counted on real LiteRT runs of tiny models.
 
 The real ADMS policy runs on the real host device (two workers pinned to two cores: core 0
 with built-in kernels, core 1 with XNNPACK, as ``conf/device/host.yaml``) through the real
@@ -9,8 +9,10 @@ Until the next decision (the only moment a processor can become busy) that proce
 as *idle while runnable*. With one frame in flight the queue never holds more than the
 three models' jobs, fewer than ADMS's ``loop_call_size`` (4), so every job is examined.
 
-ADMS counts zero such time; ``adms_strict`` (no work conservation: a job may wait for the
-busy XNNPACK core, which finishes it sooner) counts some, which shows the count can fail.
+``adms_work_conserving`` counts zero such time; ``adms_strict`` (a job waits for the busy
+XNNPACK core when that finishes it sooner) counts some, which shows the count can fail.
+Default ADMS is deliberately between the two: it lets the weak core idle when every job it
+could run is projected to end sooner on the fast core (README, "ADMS as built").
 """
 
 from __future__ import annotations
@@ -120,9 +122,9 @@ def counted(name: str, zoo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 @needs_two_cores
-def test_adms_never_leaves_a_core_idle_while_a_job_could_run_there(
+def test_work_conserving_adms_never_leaves_a_core_idle_while_a_job_could_run_there(
         zoo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    policy = counted("adms", zoo, tmp_path, monkeypatch)
+    policy = counted("adms_work_conserving", zoo, tmp_path, monkeypatch)
     assert policy.idle_ns == {}
 
 

@@ -17,6 +17,8 @@ object API onto Agg canvases, so no global backend or pyplot state is touched.
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,10 +56,14 @@ def _seconds_since_start(frame: pd.DataFrame, column: str, starts: dict[str, int
     return (frame[column] - origin) / metrics.NS_PER_S
 
 
-def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
+def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path,
+             failed: Mapping[str, str] | None = None) -> Path:
     """FPS per baseline: this run's mean with its 95% interval over seeds (bars and error
-    bars), each seed's value (dots), and the paper's where it has a value."""
-    order = [str(b) for b in pd.unique(per_seed["baseline"])]
+    bars), each seed's value (dots), and the paper's where it has a value. ``failed``
+    (baseline -> why) adds a slot marked "failed" for each baseline that completed no seed."""
+    failed = {b: why for b, why in (failed or {}).items()
+              if b not in set(per_seed["baseline"].astype(str))}
+    order = [str(b) for b in pd.unique(per_seed["baseline"])] + list(failed)
     ours = per_seed.assign(source=f"this run ({identity.kind})").astype({"baseline": str})
     ref = paper.fig8_fps(identity.device, identity.paper_scenario)
     theirs = pd.DataFrame({"baseline": [b for b in ref if b in order],
@@ -71,6 +77,11 @@ def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
     sns.stripplot(data=ours, x="baseline", y="fps", order=order, color="black", size=3,
                   ax=ax, dodge=False, jitter=0.15)
     _bounds(ax, per_seed, order)
+    for baseline, why in failed.items():  # x in data, y in axes fraction: above the axis
+        ax.text(order.index(baseline) - 0.2, 0.03, textwrap.fill(f"failed: {why}", 28),
+                rotation=90,
+                ha="center", va="bottom", fontsize=7, color="tab:red",
+                transform=ax.get_xaxis_transform())
     ax.set_ylabel("frames per second (every model finished)")
     ax.tick_params(axis="x", labelrotation=30)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)

@@ -237,7 +237,7 @@ def table(rows: list[Row]) -> pd.DataFrame:
 
 
 def _num(value: float) -> str:
-    return "–" if value is None or math.isnan(value) else f"{value:g}"
+    return "–" if value is None or math.isnan(value) else f"{round(value, 3):g}"
 
 
 def emit(artifact: str, rows: list[Row]) -> pd.DataFrame:

@@ -21,7 +21,6 @@
 # (unit subgraphs + merged). The paper's figure marks window size 5 as the best balance.
 
 # %%
-import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb

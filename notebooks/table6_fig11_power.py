@@ -53,6 +53,9 @@ def trace_stats(data) -> pd.DataFrame:
 
 
 trace = trace_stats(run.data)
+completed = [seed not in run.failed_seeds.get(b, {}) for b, seed in
+             zip(trace["baseline"], trace["seed"], strict=True)]
+trace = trace[completed]  # a failed seed's trace stops at the failure
 trace.groupby("baseline")[["min", "max"]].mean()
 
 # %% [markdown]
@@ -60,15 +63,17 @@ trace.groupby("baseline")[["min", "max"]].mean()
 
 # %%
 rows = []
-per_seed = metrics.compute(run.data).scenario
+per_seed = run.scenario()  # the seeds that completed
 columns = (("power_w", "mean_power_w", "W"), ("fps", "fps", "frames/s"),
            ("frames_per_joule", "frames_per_joule", "frames/J"))
 for baseline, ref in paper.TABLE6.items():
-    if baseline not in set(per_seed["baseline"]):
+    if baseline not in run.baselines():
         continue
+    failed = "" if nb.per_seed(per_seed, baseline, "fps") else run.failure(baseline)
     for attr, column, unit in columns:
         rows.append(nb.Row("table6", f"{baseline} {attr}", getattr(ref, attr),
-                           nb.seed_interval(per_seed, baseline, column), unit, kind=run.kind))
+                           nb.seed_interval(per_seed, baseline, column), unit, kind=run.kind,
+                           failed=failed))
 for baseline, stats in paper.FIG11_POWER_W.items():
     for stat, value in stats.items():
         mine = trace[trace["baseline"] == baseline][stat]

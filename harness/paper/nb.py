@@ -11,6 +11,10 @@ A comparison is a :class:`Row`: the paper's value, ours as a mean with its 95% i
 seeds (:mod:`harness.reporting.stats`), their ratio with the interval scaled by the paper's
 value, and a note. :func:`emit` shows the rows and, under the driver, writes them to
 ``report/summary/<artifact>.json`` for the report's summary table.
+
+A seed on which a baseline failed (out of memory, say: the manifest's ``runs``) is no
+measurement: :meth:`Run.scenario` leaves it out, and a baseline that failed on every seed
+gets a row that says so (``Row.failed``) rather than no row.
 """
 
 from __future__ import annotations
@@ -19,15 +23,18 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 
+from harness.reporting.metrics import Metrics, compute
 from harness.reporting.report import RunIdentity, run_identity
 from harness.reporting.stats import NAN, Interval, mean_ci, ratio_ci
 from harness.reporting.store import RunData, load_run
+from harness.reporting.summary import failed_runs, without_failed
 
 ENV_OUT = "PAPER_OUT"
 ENV_DEVICE = "PAPER_DEVICE"
@@ -46,6 +53,46 @@ class Run:
     @property
     def kind(self) -> str:
         return self.identity.kind
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        return compute(self.data)
+
+    @property
+    def failed_seeds(self) -> dict[str, dict[int, str]]:
+        """Baseline -> {seed: why} for every seed that failed."""
+        return failed_runs(self.data.manifest)
+
+    def scenario(self) -> pd.DataFrame:
+        """``Metrics.scenario`` of the seeds that completed."""
+        failed = {b: set(by_seed) for b, by_seed in self.failed_seeds.items()}
+        return without_failed(self.metrics.scenario, failed)
+
+    def baselines(self) -> list[str]:
+        """Every baseline the run ran, in run order (failed ones too)."""
+        return [str(b) for b in self.data.manifest.get("baselines", [])]
+
+    def failure(self, baseline: str) -> str:
+        """Why ``baseline`` failed and on which seeds (:func:`failure`)."""
+        return failure(self.data.manifest, baseline)
+
+
+def failure(manifest: Mapping[str, object], baseline: str) -> str:
+    """``out of memory on k50pro at 1.46 s (every seed)``: why ``baseline`` failed, and on
+    which seeds; "" when every seed completed."""
+    by_seed = failed_runs(manifest).get(baseline)
+    if not by_seed:
+        return ""
+    seeds = manifest.get("seeds")
+    total = len(seeds) if isinstance(seeds, list) and seeds else len(by_seed)
+    which = ("every seed" if len(by_seed) == total else
+             f"seed {','.join(str(s) for s in by_seed)} of {total}")
+    return f"{_short(next(iter(by_seed.values())))} ({which})"
+
+
+def _short(why: str) -> str:
+    """``out of memory on k50pro at 1.46 s: ...`` -> ``out of memory on k50pro at 1.46 s``."""
+    return why.split(": ", 1)[0]
 
 
 def out_dir() -> Path:
@@ -117,6 +164,8 @@ class Row:
     unit: str = ""
     note: str = ""
     kind: str = ""
+    #: why ours is missing: the baseline failed (e.g. "out of memory ... (every seed)")
+    failed: str = ""
 
     @property
     def ratio(self) -> Interval:
@@ -133,7 +182,7 @@ class Row:
                 "ours_low": self.ours.low, "ours_high": self.ours.high,
                 "n_seeds": self.ours.n, "ratio": self.ratio.mean,
                 "ratio_low": self.ratio.low, "ratio_high": self.ratio.high,
-                "note": self.note}
+                "failed": self.failed, "note": self.note}
 
 
 def interval(values: Iterable[float]) -> Interval:
@@ -158,17 +207,37 @@ def ratio(scenario: pd.DataFrame, numerator: str, denominator: str, column: str 
                     per_seed(scenario, denominator, column))
 
 
+def members(run: Run, group: str) -> list[str]:
+    """The baselines of ``group`` (a ``groups`` entry the run asked for) that the run ran;
+    [] when it did not ask for the group."""
+    listed = (run.data.manifest.get("groups") or {}).get(group) or []
+    return [b for b in run.baselines() if b in listed]
+
+
+def strongest(scenario: pd.DataFrame, candidates: Iterable[str],
+              failed: Mapping[str, object], column: str = "fps") -> str | None:
+    """The candidate with the highest mean ``column`` among those that completed every seed
+    (``failed``: baseline -> its failed seeds, e.g. :attr:`Run.failed_seeds`; one that
+    failed on a seed could not run the scenario through); None when none did."""
+    ran = set(scenario["baseline"].astype(str))
+    means = {b: seed_interval(scenario, b, column).mean for b in candidates
+             if b in ran and not failed.get(b)}
+    finite = {b: m for b, m in means.items() if not math.isnan(m)}
+    return max(finite, key=finite.__getitem__) if finite else None
+
+
 def table(rows: list[Row]) -> pd.DataFrame:
     """The rows as a table: paper, ours ± CI, ratio [low, high], note."""
     return pd.DataFrame([{
         "quantity": r.quantity, "unit": r.unit, "paper": _num(r.paper),
-        "ours (mean ± 95% CI)": r.ours.text("{:.3g}"),
+        "ours (mean ± 95% CI)": f"failed: {r.failed}" if r.failed and math.isnan(
+            r.ours.mean) else r.ours.text("{:.3g}"),
         "ratio ours/paper": r.ratio.text("{:.2f}"), "seeds": r.ours.n, "kind": r.kind,
         "note": r.note} for r in rows])
 
 
 def _num(value: float) -> str:
-    return "–" if value is None or math.isnan(value) else f"{value:g}"
+    return "–" if value is None or math.isnan(value) else f"{round(value, 3):g}"
 
 
 def emit(artifact: str, rows: list[Row]) -> pd.DataFrame:

@@ -58,11 +58,22 @@ def _pm(row: Mapping[str, Any], key: str, spec: str) -> str:
     return f"{text} ± {spec.format((high - low) / 2)}"  # type: ignore[operator]
 
 
+def _paper(value: Any) -> str:
+    """The paper's value as printed (at most 3 decimals: a derived 6.98 / 1.19 is 5.866)."""
+    return _fmt(round(value, 3) if isinstance(value, float) else value, "{:g}")
+
+
+def _ours(row: Mapping[str, Any]) -> str:
+    """Ours ± CI; a baseline that failed says so, and why, in place of a number."""
+    text = _pm(row, "ours", "{:.3g}")
+    return f"failed: {row['failed']}" if row.get("failed") and text == "–" else text
+
+
 def summary_cells(row: Mapping[str, Any]) -> list[str]:
     unit = f" {row['unit']}" if row.get("unit") else ""
     return [str(row["artifact"]), f"{row['quantity']}{unit}", str(row.get("kind", "")),
-            _fmt(row.get("paper"), "{:g}"), _pm(row, "ours", "{:.3g}"),
-            _pm(row, "ratio", "{:.2f}"), str(row.get("note", ""))]
+            _paper(row.get("paper")), _ours(row), _pm(row, "ratio", "{:.2f}"),
+            str(row.get("note", ""))]
 
 
 def summary_markdown(rows: Sequence[Mapping[str, Any]], facts: Mapping[str, Any]) -> str:

@@ -17,8 +17,11 @@ object API onto Agg canvases, so no global backend or pyplot state is touched.
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -54,10 +57,16 @@ def _seconds_since_start(frame: pd.DataFrame, column: str, starts: dict[str, int
     return (frame[column] - origin) / metrics.NS_PER_S
 
 
-def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
+def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path,
+             failed: Mapping[str, str] | None = None) -> Path:
     """FPS per baseline: this run's mean with its 95% interval over seeds (bars and error
-    bars), each seed's value (dots), and the paper's where it has a value."""
-    order = [str(b) for b in pd.unique(per_seed["baseline"])]
+    bars), each seed's value (dots), and the paper's where it has a value. ``failed``
+    (baseline -> why, for baselines with a failed seed) marks each in red: a baseline that
+    completed no seed keeps an empty slot, one that completed some has the note above its
+    bar (its bar: the seeds that completed)."""
+    failed = dict(failed or {})
+    present = [str(b) for b in pd.unique(per_seed["baseline"])]
+    order = present + [b for b in failed if b not in present]
     ours = per_seed.assign(source=f"this run ({identity.kind})").astype({"baseline": str})
     ref = paper.fig8_fps(identity.device, identity.paper_scenario)
     theirs = pd.DataFrame({"baseline": [b for b in ref if b in order],
@@ -71,10 +80,26 @@ def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
     sns.stripplot(data=ours, x="baseline", y="fps", order=order, color="black", size=3,
                   ax=ax, dodge=False, jitter=0.15)
     _bounds(ax, per_seed, order)
+    ax.set_xticks(range(len(order)), order)  # a slot for every baseline, data or not
+    ax.set_xlim(-0.5, len(order) - 0.5)
+    for baseline, why in failed.items():
+        _failed_note(ax, order.index(baseline), why, baseline in present)
     ax.set_ylabel("frames per second (every model finished)")
     ax.tick_params(axis="x", labelrotation=30)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
     return _save(fig, identity, "FPS (mean, 95% CI over seeds; dots: seeds)", path)
+
+
+def _failed_note(ax: Any, x: int, why: str, has_bar: bool) -> None:
+    """Red text in slot ``x`` (x in data, y in axes fraction): up the empty slot, or
+    across the top above a bar."""
+    where = ax.get_xaxis_transform()
+    if has_bar:
+        ax.text(x, 0.98, textwrap.fill(f"failed: {why}", 18), ha="center", va="top",
+                fontsize=6, color="tab:red", transform=where)
+    else:
+        ax.text(x - 0.2, 0.03, textwrap.fill(f"failed: {why}", 28), rotation=90,
+                ha="center", va="bottom", fontsize=7, color="tab:red", transform=where)
 
 
 def _bounds(ax: object, per_seed: pd.DataFrame, order: list[str]) -> None:

@@ -102,7 +102,7 @@ def aggregate(metrics: Metrics, groups: Mapping[str, Sequence[str]] | None = Non
     return pd.DataFrame(rows)
 
 
-def _failed_runs(manifest: Mapping[str, object]) -> dict[str, dict[int, str]]:
+def failed_runs(manifest: Mapping[str, object]) -> dict[str, dict[int, str]]:
     """Baseline -> {seed: why} for every failed seed (manifest ``runs``)."""
     runs = manifest.get("runs")
     out: dict[str, dict[int, str]] = {}
@@ -121,12 +121,12 @@ def _failed_runs(manifest: Mapping[str, object]) -> dict[str, dict[int, str]]:
 def failures_of(manifest: Mapping[str, object]) -> dict[str, str]:
     """Baseline -> why it failed, for baselines with a failed seed (manifest ``runs``)."""
     return {b: f"seed {','.join(str(s) for s in by_seed)}: {next(iter(by_seed.values()))}"
-            for b, by_seed in _failed_runs(manifest).items()}
+            for b, by_seed in failed_runs(manifest).items()}
 
 
 def failed_seeds_of(manifest: Mapping[str, object]) -> dict[str, set[int]]:
     """Baseline -> the seeds on which it failed."""
-    return {b: set(by_seed) for b, by_seed in _failed_runs(manifest).items()}
+    return {b: set(by_seed) for b, by_seed in failed_runs(manifest).items()}
 
 
 def _finite(value: object) -> float:

@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
-from harness.paper import build, plan, runner
+from harness.paper import build, nb, plan, runner
 from harness.paper.nb import Row
 from harness.reporting import html
 from harness.reporting.stats import Interval, mean_ci
@@ -43,6 +44,11 @@ def test_full_mode_follows_the_paper() -> None:
     assert cfg.mode == "full"
     labels = [s.label for s in plan.specs_of(cfg, "fig8")]
     assert labels == ["k50pro/frs", "k50pro/ros", "p20/frs", "p20/ros"]
+    # Band in the paper's configuration and at its strongest (band_best holds both)
+    assert all("run=[tflite,band_best,adms]" in s.overrides for s in plan.specs_of(cfg, "fig8"))
+    ablations = plan.specs_of(cfg, "ablations")[0]
+    assert ("run=[band,adms,adms_window1,adms_no_monitor,adms_no_priority,adms_eqs_only]"
+            in ablations.overrides)
     table2 = plan.specs_of(cfg, "table2")
     assert {s.label.split("/")[0] for s in table2} == {"k50pro", "p20", "mi6"}
     k50 = next(s for s in table2 if s.label == "k50pro/copies=4")
@@ -55,9 +61,9 @@ def test_full_mode_follows_the_paper() -> None:
 def test_shared_runs_run_once() -> None:
     cfg = build.load_conf(["mode=fast"])
     specs = [s for a in plan.ARTIFACTS for s in plan.specs_of(cfg, a)]
-    fig8 = plan.specs_of(cfg, "fig8")[0]
-    table6 = plan.specs_of(cfg, "table6")[0]
-    assert fig8.digest == table6.digest  # same overrides in fast mode
+    table3 = plan.specs_of(cfg, "table3")[0]
+    table5 = plan.specs_of(cfg, "table5")[0]
+    assert table3.digest == table5.digest  # the same single-model run
     distinct = runner.unique(specs)
     assert len(distinct) == len({s.digest for s in specs}) < len(specs)
 
@@ -143,3 +149,45 @@ def test_summary_markdown_and_html_embed(tmp_path: Path) -> None:
     assert "<h1>Figure 8</h1>" in text and "notebook failed: ValueError: boom" in text
     assert "| fig8 | k50pro frs adms FPS frames/s | twin | 45.12 | 40 ± 1 | 0.89 ± 0.02 |" in (
         md.read_text())
+
+
+OOM = "out of memory on k50pro at 1.46 s: 116 subgraphs have run; the app holds 6148 MB"
+
+
+def oom_manifest(failed: dict[str, list[int]]) -> dict[str, object]:
+    """A manifest of seeds 0 and 1 where ``failed`` lists each baseline's failed seeds."""
+    runs = {b: {str(s): {"failed": OOM} for s in seeds} for b, seeds in failed.items()}
+    return {"seeds": [0, 1], "runs": runs, "baselines": ["band", "band7", "adms"]}
+
+
+def test_a_failure_says_why_and_on_which_seeds() -> None:
+    manifest = oom_manifest({"band": [0, 1], "band7": [1]})
+    assert nb.failure(manifest, "band") == "out of memory on k50pro at 1.46 s (every seed)"
+    assert nb.failure(manifest, "band7") == "out of memory on k50pro at 1.46 s (seed 1 of 2)"
+    assert nb.failure(manifest, "adms") == ""
+
+
+def fps_table(fps: dict[str, list[float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"baseline": b, "seed": s, "fps": v}
+                         for b, values in fps.items() for s, v in enumerate(values)])
+
+
+def test_the_strongest_band_completed_every_seed() -> None:
+    scenario = fps_table({"band": [50.0, 50.0], "band7": [30.0, 31.0], "band_heft": [20.0, 40.0],
+                          "adms": [45.0, 45.0]})
+    members = ["band", "band7", "band_heft"]
+    assert nb.strongest(scenario, members, {}) == "band"
+    # band failed on a seed (its rows of the other seed stay): it cannot be the strongest
+    assert nb.strongest(scenario, members, {"band": {1}}) == "band7"
+    assert nb.strongest(scenario, ["band"], {"band": {0, 1}}) is None
+    assert nb.strongest(scenario, ["band_sel"], {}) is None  # not run
+
+
+def test_a_failed_baseline_shows_as_failed_in_the_summary() -> None:
+    row = Row("fig8", "k50pro ros band FPS", 5.87, Interval(math.nan, math.nan, math.nan, ()),
+              "frames/s", kind="twin", failed="out of memory on k50pro at 1.46 s (every seed)")
+    cells = html.summary_cells(row.record())
+    assert cells[4] == "failed: out of memory on k50pro at 1.46 s (every seed)"
+    assert nb.table([row])["ours (mean ± 95% CI)"][0] == cells[4]
+    measured = Row("fig8", "q", 5.0, mean_ci([4.0, 6.0]), failed="x (seed 1 of 3)")
+    assert html.summary_cells(measured.record())[4].startswith("5 ± ")  # ours stays a number

@@ -2,7 +2,9 @@
 
 ``small_report``: one artifact (Tables III/V's single-model run and the Table III notebook),
 for the default run. ``paper_report``: every artifact (``slow``: minutes on a shared 2-core
-machine). Both run the real driver in process: real twin runs, real kernels."""
+machine). ``ros_report``: Figure 8 on ROS, long enough (1.5 s) for Band at minimum subgraph
+size 1 to run out of memory on the K50 Pro twin (``slow``). Each runs the real driver in
+process: real twin runs, real kernels."""
 
 from __future__ import annotations
 
@@ -26,3 +28,9 @@ def small_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Built, Path]
 @pytest.fixture(scope="session")
 def paper_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Built, Path]:
     return _build(tmp_path_factory.mktemp("full"))
+
+
+@pytest.fixture(scope="session")
+def ros_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Built, Path]:
+    return _build(tmp_path_factory.mktemp("ros"), "only=[fig8]",
+                  "modes.fast.fig8_scenarios=[ros]", "modes.fast.duration_s=1.5")

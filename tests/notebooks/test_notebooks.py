@@ -81,3 +81,19 @@ def test_the_whole_paper_in_fast_mode(paper_report: tuple[Built, Path]) -> None:
     figures = sorted((out / "report" / "figures").glob("*.png"))
     assert len(figures) >= len(plan.ARTIFACTS)
     assert page.count("data:image/png;base64,") >= len(figures)
+
+
+@pytest.mark.slow
+def test_a_band_that_runs_out_of_memory_shows_as_failed(ros_report: tuple[Built, Path]) -> None:
+    """ROS on the K50 Pro twin: ``band`` runs out of memory on every seed; its row says so,
+    and ADMS is compared with the strongest Band that completed (the run's own pick)."""
+    built, out = ros_report
+    assert built.errors == {}
+    rows = {r["quantity"]: r for r in check_artifact(out, "fig8")}
+    band = rows["k50pro ros band FPS"]
+    assert math.isnan(band["ours"]) and "out of memory" in band["failed"]
+    assert "(every seed)" in band["failed"]
+    best = next(q for q in rows if q.startswith("k50pro ros ADMS / Band FPS (Band = "))
+    member = best.removeprefix("k50pro ros ADMS / Band FPS (Band = ").removesuffix(")")
+    assert member != "band" and not math.isnan(rows[best]["ours"])
+    assert "failed: out of memory" in built.markdown.read_text()

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+from PIL import Image
+
 from harness.reporting import plots
+from harness.reporting.metrics import compute
+from harness.reporting.report import run_identity
 from tests.harness.reporting.test_metrics import req, small_run, write_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -25,3 +30,20 @@ def test_plot_all_skips_what_the_run_lacks(tmp_path: Path) -> None:
     paths = plots.plot_all(run)
     assert sorted(p.name for p in paths) == ["fps.png", "latency_cdf.png"]
     assert all(p.parent == tmp_path for p in paths)
+
+
+def _red_pixels(path: Path) -> int:
+    with Image.open(path) as image:
+        rgb = np.asarray(image.convert("RGB")).astype(int)
+    return int(((rgb[..., 0] > 180) & (rgb[..., 1] < 80)).sum())
+
+
+def test_fps_plot_keeps_a_slot_for_a_failed_baseline(tmp_path: Path) -> None:
+    run = small_run(tmp_path / "run")
+    scenario, identity = compute(run).scenario, run_identity(run.manifest)
+    per_seed = scenario[scenario["baseline"] != "band"]  # band completed no seed
+    plain = plots.fps_plot(per_seed, identity, tmp_path / "plain.png")
+    marked = plots.fps_plot(per_seed, identity, tmp_path / "failed.png",
+                            {"band": "out of memory on k50pro at 1.46 s (every seed)"})
+    assert marked.read_bytes()[:8] == PNG_MAGIC
+    assert _red_pixels(marked) > _red_pixels(plain) + 50  # the red "failed" label

@@ -5,6 +5,9 @@ its *window size* is Band's ``minimum_subgraph_size``: the fewest ops a subgraph
 non-CPU processor. What ADMS adds is that the window is chosen "for each model-processor
 combination" (Section 3.2): :func:`analyze` takes one window for every processor or one per
 processor name, and :mod:`adms.tuner` chooses them.
+
+:func:`whole_model_plan` is the paper's ablation without subgraph partitioning (Section 4.4,
+ROS): each model whole on one processor, any processor that runs all its ops.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from baselines.band.analyzer import check_processors, check_size, plan_with_sizes
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import ModelPlan, Processor
+from harness.seams.plan import ModelPlan, Processor, Subgraph
 
 #: a window for every processor, or one per processor name (missing names: 1)
 Window = int | Mapping[str, int]
@@ -53,3 +56,21 @@ def analyze(
     check_processors(processors, unsupported)
     sizes = {p.name: window_for(window_size, p.name) for p in processors}
     return plan_with_sizes(graph, processors, unsupported, sizes, merge, window_size)
+
+
+def whole_model_plan(
+    graph: ModelGraph,
+    processors: Sequence[Processor],
+    unsupported: Mapping[str, frozenset[int]],
+) -> ModelPlan:
+    """One unit holding every op of ``graph`` and one subgraph per processor that supports
+    all of them: model-level scheduling, the scheduler picks a processor per request."""
+    check_processors(processors, unsupported)
+    ops = frozenset(range(graph.num_ops))
+    able = [p.name for p in processors if not unsupported.get(p.name, frozenset()) & ops]
+    if not able:
+        raise UserError(f"model {graph.name!r}: no processor runs all of its ops, so it cannot "
+                        "run without subgraph partitioning (adms partition: false)")
+    subgraphs = tuple(Subgraph(k, graph.name, name, ops, (0,)) for k, name in enumerate(able))
+    return ModelPlan(graph.name, (ops,), (frozenset(able),), subgraphs, graph.num_ops,
+                     {"analyzer": "adms", "partition": False})

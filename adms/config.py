@@ -20,6 +20,10 @@ class SloReading(Enum):
 @dataclass
 class AdmsConf(BaselineConf):
     _target_: str = "adms.AdmsPolicy"
+    # cut models into subgraphs (the paper's ADMS); false: the paper's ablation without
+    # subgraph partitioning, each model whole on any processor that runs all its ops
+    # (conf/baseline/adms_no_partition.yaml); the window settings are then unused
+    partition: bool = True
     # window size for every model, or 0 to let the tuner choose per model and device
     window_size: int = 0
     # window sizes the tuner tries

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
+from adms.analyzer import whole_model_plan
 from adms.config import AdmsConf
 from adms.scheduler import AdmsScheduler
 from adms.tuner import Tuned, WindowTuner
@@ -78,6 +79,8 @@ class AdmsPolicy:
         processors: Sequence[Processor],
         unsupported: Mapping[str, frozenset[int]],
     ) -> ModelPlan:
+        if not self.conf.partition:
+            return whole_model_plan(graph, processors, unsupported)
         tuned = self.tuner.tune(graph, processors, unsupported)
         self.tuned[graph.name] = tuned
         return tuned.plan

@@ -176,9 +176,14 @@ def concurrency(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
 
 
 def ablations(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
+    """ADMS's ablations on ``ablation_scenario``, and the paper's own ablation (ADMS without
+    subgraph partitioning, on ROS) beside ADMS and Band at its strongest."""
     return [RunSpec("ablations", f"{cfg.device_name}/{mode.ablation_scenario}", (
         *_common(cfg, mode, cfg.device_name), f"scenario={mode.ablation_scenario}",
-        f"run={_list(['band', *mode.ablations])}"))]
+        f"run={_list(['band', *mode.ablations])}")),
+        RunSpec("ablations", f"{cfg.device_name}/ros_no_partition", (
+            *_common(cfg, mode, cfg.device_name), "scenario=ros",
+            "run=[band_best,adms,adms_no_partition]"))]
 
 
 #: artifact -> its notebook (notebooks/<name>.py) and the runs it reads

@@ -46,9 +46,11 @@ def test_full_mode_follows_the_paper() -> None:
     assert labels == ["k50pro/frs", "k50pro/ros", "p20/frs", "p20/ros"]
     # Band in the paper's configuration and at its strongest (band_best holds both)
     assert all("run=[tflite,band_best,adms]" in s.overrides for s in plan.specs_of(cfg, "fig8"))
-    ablations = plan.specs_of(cfg, "ablations")[0]
-    assert ("run=[band,adms,adms_window1,adms_no_monitor,adms_no_priority,adms_eqs_only]"
-            in ablations.overrides)
+    ablations, no_partition = plan.specs_of(cfg, "ablations")
+    assert ("run=[band,adms,adms_window1,adms_no_monitor,adms_no_priority,adms_eqs_only,"
+            "adms_strict,adms_work_conserving,adms_no_partition]" in ablations.overrides)
+    assert {"scenario=ros", "run=[band_best,adms,adms_no_partition]"} <= set(
+        no_partition.overrides)
     table2 = plan.specs_of(cfg, "table2")
     assert {s.label.split("/")[0] for s in table2} == {"k50pro", "p20", "mi6"}
     k50 = next(s for s in table2 if s.label == "k50pro/copies=4")

@@ -188,9 +188,14 @@ class BatchWriter:
         self._closed = False
 
     def append(self, row: Mapping[str, Any]) -> None:
+        self.add(tuple(row.get(c) for c in self.columns))
+
+    def add(self, values: tuple[Any, ...]) -> None:
+        """One row as its values in column order (the hot path: no dict per row)."""
         assert not self._closed, "writer closed"
-        self._rows.append(tuple(row.get(c) for c in self.columns))
-        if len(self._rows) >= self.batch:
+        rows = self._rows
+        rows.append(values)
+        if len(rows) >= self.batch:
             self.flush()
 
     def flush(self) -> None:
@@ -345,7 +350,9 @@ class RunRecorder:
             name: BatchWriter(folder, name) if name in BATCHED else TableWriter(folder, name)
             for name in TABLES}
         self.requests = self._writers["requests"]
-        self.subgraphs = self._writers["subgraphs"]
+        subgraphs = self._writers["subgraphs"]
+        assert isinstance(subgraphs, BatchWriter)
+        self.subgraphs: BatchWriter = subgraphs
         self.sensors = self._writers["sensors"]
 
     def append(self, table: str, row: Mapping[str, Any]) -> None:
@@ -466,6 +473,14 @@ def subgraph_row(baseline: str, seed: int, c: Completion) -> dict[str, Any]:
         "first_unit": sg.first_unit, "last_unit": sg.last_unit, "n_ops": len(sg.ops),
         "start_ns": c.start_ns, "end_ns": c.end_ns, "ok": c.ok,
     }
+
+
+def subgraph_values(baseline: str, seed: int, c: Completion) -> tuple[Any, ...]:
+    """:func:`subgraph_row`'s values in :data:`SUBGRAPH_COLUMNS` order (for
+    :meth:`BatchWriter.add`)."""
+    sg = c.subgraph
+    return (baseline, seed, c.request.request_id, c.job_id, sg.model, sg.index, sg.processor,
+            sg.first_unit, sg.last_unit, len(sg.ops), c.start_ns, c.end_ns, c.ok)
 
 
 def sensor_row(baseline: str, seed: int, s: SensorSample) -> dict[str, Any]:

@@ -226,23 +226,29 @@ class Runtime:
 
     def _view(self, now_ns: int) -> SchedulerView:
         states = self._sensors(now_ns) if self._sensors is not None else {}
-        processors = tuple(self._lane_view(lane, now_ns, states) for lane in self._lanes.values())
+        expected = self.policy.expected_ns
+        processors = tuple([self._lane_view(lane, now_ns, states, expected)
+                            for lane in self._lanes.values()])
         return SchedulerView(now_ns, self._queue.view(), processors, self.plans)
 
+    @staticmethod
     def _lane_view(
-        self, lane: _Lane, now_ns: int, states: Mapping[str, SensorSample]
+        lane: _Lane, now_ns: int, states: Mapping[str, SensorSample],
+        expected: Callable[[Subgraph], int],
     ) -> ProcessorView:
+        processor = lane.processor
+        state = states.get(processor.name)
+        running = lane.running
+        if running is None and not lane.waiting:
+            return ProcessorView(processor, True, now_ns, 0, state)
         available = now_ns
-        if lane.running is not None:
-            _, sg, started = lane.running
-            available = max(now_ns, started + self._expected_of(sg))
-        available += sum(self._expected_of(sg) * n for sg, n in lane.counts.values())
-        idle = lane.running is None and not lane.waiting
-        name = lane.processor.name
-        return ProcessorView(lane.processor, idle, available, len(lane.waiting), states.get(name))
-
-    def _expected_of(self, subgraph: Subgraph) -> int:
-        return self.policy.expected_ns(subgraph)
+        if running is not None:
+            end = running[2] + expected(running[1])
+            if end > available:
+                available = end
+        for sg, n in lane.counts.values():
+            available += expected(sg) * n
+        return ProcessorView(processor, False, available, len(lane.waiting), state)
 
     @property
     def busy(self) -> bool:

@@ -74,13 +74,11 @@ _COMPLETE = ('{"ph": "X", "name": %s, "cat": "subgraph", "pid": %d, "tid": %d, "
              '"units": [%d, %d], "ok": %s}}')
 
 
-def _complete_columns(run: RunData, pids: dict[str, int], tids: dict[str, int]
-                      ) -> dict[str, list[Any]]:
+def _complete_columns(kept: pd.DataFrame, starts: dict[str, int], pids: dict[str, int],
+                      tids: dict[str, int]) -> dict[str, list[Any]]:
     """The complete events' fields as columns, in the trace's order: by (pid, tid, ts),
-    after each baseline's earliest subgraphs were ordered by (baseline, processor, start)."""
-    starts = run_starts(run.requests, run.subgraphs, run.sensors)
-    subs = _earliest(run.subgraphs).sort_values(["baseline", "processor", "start_ns"],
-                                                kind="stable")
+    after the subgraphs kept were ordered by (baseline, processor, start)."""
+    subs = kept.sort_values(["baseline", "processor", "start_ns"], kind="stable")
     baselines = subs["baseline"].astype(str)
     origin = baselines.map(starts).to_numpy(dtype=np.int64)
     start = subs["start_ns"].to_numpy(dtype=np.int64)
@@ -122,8 +120,8 @@ def _counters(row: dict[str, Any], pid: int, origin: int) -> list[dict[str, Any]
     return events
 
 
-def _all_counters(run: RunData, pids: dict[str, int]) -> Iterator[dict[str, Any]]:
-    starts = run_starts(run.requests, run.subgraphs, run.sensors)
+def _all_counters(run: RunData, starts: dict[str, int], pids: dict[str, int]
+                  ) -> Iterator[dict[str, Any]]:
     sensors = run.sensors
     columns = ["baseline", "t_ns", "processor", *COUNTERS]
     for values in zip(*(sensors[c].tolist() for c in columns), strict=True):
@@ -141,28 +139,33 @@ def _ids_of(run: RunData) -> tuple[dict[str, int], dict[str, int]]:
 
 def trace_events(run: RunData) -> list[dict[str, Any]]:
     """Every event of the run's trace: metadata, complete events, counters."""
-    pids, tids = _ids_of(run)
-    columns = _complete_columns(run, pids, tids)
-    complete = [json.loads(text) for text in _complete_json(columns)]
-    return _metadata(pids, tids) + complete + list(_all_counters(run, pids))
+    return [json.loads(text) for text in _event_texts(run, _earliest(run.subgraphs))]
 
 
-def _event_texts(run: RunData) -> Iterator[str]:
-    """:func:`trace_events` as JSON texts, made one at a time."""
+def _event_texts(run: RunData, kept: pd.DataFrame) -> Iterator[str]:
+    """The trace's events as JSON texts, made one at a time: ids and each baseline's first
+    time from every row of the run, complete events from the subgraph rows ``kept``."""
     pids, tids = _ids_of(run)
+    starts = run_starts(run.requests, run.subgraphs, run.sensors)
     for event in _metadata(pids, tids):
         yield json.dumps(event)
-    yield from _complete_json(_complete_columns(run, pids, tids))
-    for event in _all_counters(run, pids):
+    yield from _complete_json(_complete_columns(kept, starts, pids, tids))
+    for event in _all_counters(run, starts, pids):
         yield json.dumps(event)
 
 
 def _earliest(subgraphs: pd.DataFrame) -> pd.DataFrame:
-    """Each baseline's first :data:`MAX_SUBGRAPH_EVENTS` subgraphs by start."""
+    """Each baseline's first :data:`MAX_SUBGRAPH_EVENTS` subgraphs by start, ordered by
+    (baseline, start) as a stable sort orders them; the sort runs on the two key columns,
+    so only the rows kept are copied."""
     if len(subgraphs) <= MAX_SUBGRAPH_EVENTS:
         return subgraphs
-    ordered = subgraphs.sort_values(["baseline", "start_ns"], kind="stable")
-    return ordered[ordered.groupby("baseline").cumcount() < MAX_SUBGRAPH_EVENTS]
+    codes, _ = pd.factorize(subgraphs["baseline"], sort=True)
+    order = np.lexsort((subgraphs["start_ns"].to_numpy(), codes))  # stable
+    sorted_codes = codes[order]
+    first = np.searchsorted(sorted_codes, sorted_codes)  # where each row's baseline begins
+    rank = np.arange(len(order)) - first
+    return subgraphs.iloc[order[rank < MAX_SUBGRAPH_EVENTS]]
 
 
 def write_trace(run: RunData, path: Path | None = None) -> Path:
@@ -172,13 +175,14 @@ def write_trace(run: RunData, path: Path | None = None) -> Path:
     path = path or run.folder / "trace.json"
     other = {k: str(v) for k, v in run.manifest.items()
              if k in ("device", "scenario", "seed", "git_commit")}
-    left_out = len(run.subgraphs) - len(_earliest(run.subgraphs))
+    kept = _earliest(run.subgraphs)
+    left_out = len(run.subgraphs) - len(kept)
     if left_out:
         other["subgraphs_left_out"] = f"{left_out} (each baseline keeps its first "\
                                       f"{MAX_SUBGRAPH_EVENTS})"
     with path.open("w") as fh:
         fh.write('{"traceEvents": [')
-        for k, text in enumerate(_event_texts(run)):
+        for k, text in enumerate(_event_texts(run, kept)):
             if k:
                 fh.write(", ")
             fh.write(text)

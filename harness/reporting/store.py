@@ -186,6 +186,7 @@ class BatchWriter:
         self._rows: list[tuple[Any, ...]] = []
         self._count = 0
         self._closed = False
+        self._arrow_schema: Any = None
 
     def append(self, row: Mapping[str, Any]) -> None:
         self.add(tuple(row.get(c) for c in self.columns))
@@ -202,12 +203,29 @@ class BatchWriter:
         """Write the rows held so far as the next part."""
         if not self._rows:
             return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         self.parts.mkdir(exist_ok=True)
-        frame = pd.DataFrame.from_records(self._rows, columns=list(self.columns))
-        frame.astype(dict(self.columns)).to_parquet(
-            self.parts / f"part-{self._count:06d}.parquet", index=False)
+        schema = self._schema()
+        arrays = [pa.array(values, type=f.type)
+                  for values, f in zip(zip(*self._rows, strict=True), schema, strict=True)]
+        for array, f in zip(arrays, schema, strict=True):
+            if array.null_count:
+                raise ValueError(f"{self.parquet.name}: column {f.name!r} has missing values")
+        pq.write_table(pa.Table.from_arrays(arrays, schema=schema),
+                       self.parts / f"part-{self._count:06d}.parquet")
         self._count += 1
         self._rows = []
+
+    def _schema(self) -> Any:
+        """The arrow schema (with pandas metadata) pandas gives a frame of these columns,
+        so the parts read back with the table's dtypes; made once."""
+        if self._arrow_schema is None:
+            import pyarrow as pa
+
+            self._arrow_schema = pa.Schema.from_pandas(empty(self.columns), preserve_index=False)
+        return self._arrow_schema
 
     def close(self) -> None:
         if self._closed:

@@ -82,6 +82,8 @@ class _Lane:
     waiting: deque[tuple[_Job, Subgraph]] = field(default_factory=deque)
     #: (model, subgraph index) -> [the subgraph, how many times it waits in ``waiting``]
     counts: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+    #: the view of it the last decision saw (immutable: handed out again while it holds)
+    last_view: ProcessorView | None = None
 
     def push(self, job: _Job, subgraph: Subgraph) -> None:
         self.waiting.append((job, subgraph))
@@ -236,11 +238,9 @@ class Runtime:
         lane: _Lane, now_ns: int, states: Mapping[str, SensorSample],
         expected: Callable[[Subgraph], int],
     ) -> ProcessorView:
-        processor = lane.processor
-        state = states.get(processor.name)
+        state = states.get(lane.processor.name)
         running = lane.running
-        if running is None and not lane.waiting:
-            return ProcessorView(processor, True, now_ns, 0, state)
+        idle = running is None and not lane.waiting
         available = now_ns
         if running is not None:
             end = running[2] + expected(running[1])
@@ -248,7 +248,12 @@ class Runtime:
                 available = end
         for sg, n in lane.counts.values():
             available += expected(sg) * n
-        return ProcessorView(processor, False, available, len(lane.waiting), state)
+        last = lane.last_view
+        if (last is not None and last.available_ns == available and last.idle == idle
+                and last.queued == len(lane.waiting) and last.state is state):
+            return last  # the same view as the last decision's (a busy processor's, mostly)
+        lane.last_view = ProcessorView(lane.processor, idle, available, len(lane.waiting), state)
+        return lane.last_view
 
     @property
     def busy(self) -> bool:

@@ -103,9 +103,11 @@ def priority(
 Option = tuple[int, Subgraph]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Job:
-    """A queued job with everything about it that does not depend on the processor."""
+    """A queued job with everything about it that does not depend on the processor (made
+    for every job examined at every decision, and never changed: not frozen only because a
+    frozen dataclass takes four times as long to build)."""
 
     position: int
     job: JobView

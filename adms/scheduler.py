@@ -108,9 +108,11 @@ def priority(
 Option = tuple[int, Subgraph]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Job:
-    """A queued job with everything about it that does not depend on the processor."""
+    """A queued job with everything about it that does not depend on the processor (made
+    for every job examined at every decision, and never changed: not frozen only because a
+    frozen dataclass takes four times as long to build)."""
 
     position: int
     job: JobView
@@ -136,6 +138,8 @@ class AdmsScheduler:
         self.implicit_slo_factor = implicit_slo_factor
         self._tables: dict[str, ChainTable] = {}
         self._options: dict[tuple[str, int], dict[str, Option]] = {}
+        #: processor -> (the reading, idle, its preference key) of the last decision
+        self._preferences: dict[str, tuple[object, bool, tuple[bool, float, float]]] = {}
         #: the current decision's counted work: candidates weighed, tables re-derived
         self._work = 0
 
@@ -239,9 +243,20 @@ class AdmsScheduler:
     def _idle_by_preference(self, view: SchedulerView) -> list[tuple[str, float]]:
         """(name, load) of the idle processors, preferred first."""
         margin = self.conf.thermal_margin_c
-        ranked = sorted((*preference(self._seen(p), margin), k, p.name)
+        ranked = sorted((*self._preference(p, margin), k, p.name)
                         for k, p in enumerate(view.processors) if p.idle)
         return [(name, load) for _, load, _, _, name in ranked]
+
+    def _preference(self, proc: ProcessorView, margin: float) -> tuple[bool, float, float]:
+        """:func:`~adms.monitor.preference` of the processor as seen, kept while its reading
+        is the same object (a reading lasts a sensor interval, over many decisions)."""
+        state = proc.state if self.conf.use_monitor else None
+        hit = self._preferences.get(proc.name)
+        if hit is not None and hit[0] is state and hit[1] == proc.idle:
+            return hit[2]
+        key = preference(self._seen(proc), margin)
+        self._preferences[proc.name] = (state, proc.idle, key)
+        return key
 
     def _seen(self, proc: ProcessorView) -> ProcessorView:
         """The processor as the scheduler sees it: without the monitor, no sensor state."""

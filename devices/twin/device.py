@@ -31,6 +31,7 @@ while it runs affects only later subgraphs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -97,8 +98,8 @@ class TwinDevice:
         #: (id of a subgraph, DVFS level, busy others) -> (the subgraph, its latency, ns)
         self._state_ns: dict[tuple[int, int, int], tuple[Subgraph, float]] = {}
         self._noise_block: list[float] = []
-        #: (model, ops) -> tensors the ops write
-        self._made: dict[tuple[str, frozenset[int]], frozenset[int]] = {}
+        #: id of a subgraph -> its fixed facts (:meth:`_facts`)
+        self._static: dict[int, _Facts] = {}
 
     @classmethod
     def open(cls, conf: TwinDeviceConf, context: DeviceContext) -> TwinDevice:
@@ -131,6 +132,7 @@ class TwinDevice:
         memory mechanism, every subgraph's interpreter, arena and weight copy must fit."""
         self._graphs.update(graphs)
         self._plans = dict(plans)
+        self._static.clear()
         for plan in plans.values():
             for sg in plan.subgraphs:
                 self._cost(sg, plan.shared_interpreter)
@@ -197,16 +199,20 @@ class TwinDevice:
     ) -> None:
         """Run ``subgraph`` from ``now_ns`` (at or after the environment's time: a decision
         that took scheduler time starts its subgraphs late)."""
-        i = self._processor_index(subgraph.processor)
+        facts = self._facts(subgraph)
+        i = facts.i
         assert not self._busy[i], f"{subgraph.processor} already runs a subgraph"
-        start = max(now_ns, int(self.env.now))
-        self._govern_to(int(self.env.now))
+        env_now = int(self.env.now)
+        start = now_ns if now_ns > env_now else env_now
+        if env_now >= self.heat.next_tick_ns:
+            self._govern_to(env_now)
         if self.heat.down[i]:
-            self._finish_at(start + FAIL_NS, i, job_id, request, subgraph, start, False, on_done)
+            self._finish_at(start + FAIL_NS, facts, job_id, request, start, False, on_done)
             return
-        self._touch(subgraph)
-        latency = self._latency_ns(i, job_id, request, subgraph)
-        self._finish_at(start + latency, i, job_id, request, subgraph, start, True, on_done)
+        if facts.touch_key not in self._touched:
+            self._touch(subgraph)
+        latency = self._latency_ns(facts, job_id, request)
+        self._finish_at(start + latency, facts, job_id, request, start, True, on_done)
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
         """Readings at the environment's current time; load and power average since the
@@ -286,11 +292,15 @@ class TwinDevice:
             self._op_tables[key] = OpTable.of(spec, self._graph(model), self.spec.device)
         return self._op_tables[key]
 
-    def _latency_ns(self, i: int, job_id: int, request: Request, subgraph: Subgraph) -> int:
-        dev = self.spec.device
-        ns = self._state_latency(i, subgraph)
-        moved = self._moved_bytes((job_id, request.request_id), subgraph)
-        ns += transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps)
+    def _latency_ns(self, facts: _Facts, job_id: int, request: Request) -> int:
+        ns = self._state_latency(facts.i, facts.subgraph)
+        where = self._where.get((job_id, request.request_id))
+        if where:
+            here = facts.subgraph.processor
+            moved = sum(nbytes for t, nbytes in facts.inputs if where.get(t, here) != here)
+            if moved > 0:
+                dev = self.spec.device
+                ns += transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps)
         return _to_ns(ns * self._noise())
 
     def _state_latency(self, i: int, subgraph: Subgraph) -> float:
@@ -330,33 +340,41 @@ class TwinDevice:
                                       for t in sorted(graph.pure_inputs(subgraph.ops)))
         return self._inputs[key]
 
-    def _moved_bytes(self, job: tuple[int, int], subgraph: Subgraph) -> int:
-        """Bytes of the subgraph's inputs produced by this job on another processor."""
-        where = self._where.get(job)
-        if not where:
-            return 0
-        here = subgraph.processor
-        return sum(nbytes for t, nbytes in self._pure_inputs(subgraph)
-                   if where.get(t, here) != here)
-
-    def _record_outputs(self, job: tuple[int, int], subgraph: Subgraph) -> None:
+    def _facts(self, subgraph: Subgraph) -> _Facts:
+        """What the hot path needs of ``subgraph`` that never changes during a run (made once
+        per subgraph object)."""
+        facts = self._static.get(id(subgraph))
+        if facts is not None and facts.subgraph is subgraph:
+            return facts
+        i = self._processor_index(subgraph.processor)
         plan = self._plans.get(subgraph.model)
-        if plan is not None and subgraph.last_unit >= plan.num_units - 1:
+        last = plan is not None and subgraph.last_unit >= plan.num_units - 1
+        made = frozenset() if last else self._graph(subgraph.model).outputs_of(subgraph.ops)
+        inputs = self._pure_inputs(subgraph)
+        facts = _Facts(subgraph, i, (subgraph.model, subgraph.processor, subgraph.ops),
+                       inputs, tuple(made), last)
+        self._static[id(subgraph)] = facts
+        return facts
+
+    def _record_outputs(self, job: tuple[int, int], facts: _Facts) -> None:
+        if facts.last:
             self._where.pop(job, None)  # the job is complete
             return
-        key = (subgraph.model, subgraph.ops)
-        made = self._made.get(key)
-        if made is None:
-            made = self._made[key] = self._graph(subgraph.model).outputs_of(subgraph.ops)
-        self._where.setdefault(job, {}).update(dict.fromkeys(made, subgraph.processor))
+        where = self._where.get(job)
+        if where is None:
+            where = self._where[job] = {}
+        processor = facts.subgraph.processor
+        for t in facts.made:
+            where[t] = processor
 
-    def _finish_at(self, end_ns: int, i: int, job_id: int, request: Request, subgraph: Subgraph,
+    def _finish_at(self, end_ns: int, facts: _Facts, job_id: int, request: Request,
                    start_ns: int, ok: bool, on_done: Callable[[Completion], None]) -> None:
         """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it."""
+        i = facts.i
         self._busy[i] = True
         self.heat.busy(i, start_ns)
         event = self.env.timeout(end_ns - int(self.env.now))
-        event.callbacks.append(lambda _: self._end(i, job_id, request, subgraph, start_ns, ok,
+        event.callbacks.append(lambda _: self._end(facts, job_id, request, start_ns, ok,
                                                    on_done))
 
     def _govern_to(self, now_ns: int) -> None:
@@ -367,17 +385,36 @@ class TwinDevice:
         if now_ns >= heat.next_tick_ns:
             heat.advance(now_ns - (now_ns - heat.next_tick_ns) % heat.period_ns)
 
-    def _end(self, i: int, job_id: int, request: Request, subgraph: Subgraph, start_ns: int,
-             ok: bool, on_done: Callable[[Completion], None]) -> None:
+    def _end(self, facts: _Facts, job_id: int, request: Request, start_ns: int, ok: bool,
+             on_done: Callable[[Completion], None]) -> None:
         end_ns = int(self.env.now)
-        self._govern_to(end_ns)
+        if end_ns >= self.heat.next_tick_ns:
+            self._govern_to(end_ns)
+        i = facts.i
         self.heat.idle(i, end_ns)
         self._busy[i] = False
         if ok:
-            self._record_outputs((job_id, request.request_id), subgraph)
+            self._record_outputs((job_id, request.request_id), facts)
         else:
             self._where.pop((job_id, request.request_id), None)
-        on_done(Completion(job_id, request, subgraph, start_ns, end_ns, ok))
+        on_done(Completion(job_id, request, facts.subgraph, start_ns, end_ns, ok))
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """A subgraph's fixed facts for the twin's hot path."""
+
+    subgraph: Subgraph
+    #: its processor's index
+    i: int
+    #: the key of its arena in ``TwinDevice._touched``
+    touch_key: tuple[str, str, frozenset[int]]
+    #: (tensor, bytes) of its pure inputs
+    inputs: tuple[tuple[int, int], ...]
+    #: tensors it writes (none when it ends its model's plan)
+    made: tuple[int, ...]
+    #: it runs its plan's last unit: its job is complete after it
+    last: bool
 
 
 def _to_ns(x: float) -> int:

@@ -32,7 +32,7 @@ from harness.experiment.bounds import facts as bound_facts
 from harness.experiment.components import build_policy, open_device
 from harness.experiment.models import Models
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
-from harness.reporting.store import RunRecorder, request_row, sensor_row, subgraph_row
+from harness.reporting.store import RunRecorder, request_row, sensor_row, subgraph_values
 from harness.runtime.core import Runtime
 from harness.runtime.driver import Driver
 from harness.runtime.sensors import SensorCache
@@ -106,7 +106,7 @@ def _run_on(
         policy, plans, info.processors,
         record_request=lambda r, st, rec: recorder.requests.append(
             request_row(name, seed, r, st, rec, traffic.is_warmup(r))),
-        record_subgraph=lambda c: recorder.subgraphs.append(subgraph_row(name, seed, c)),
+        record_subgraph=lambda c: recorder.subgraphs.add(subgraph_values(name, seed, c)),
         sensors=sensors.get,
     )
     driver = Driver(device.start_clock(), device, runtime, traffic, sensors, interval, progress)

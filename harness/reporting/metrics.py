@@ -76,8 +76,14 @@ def seeds_of(run: RunData) -> list[int]:
     return sorted(int(s) for s in pd.unique(run.requests["seed"]))
 
 
+def rows_where(frame: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
+    """The rows where ``mask`` holds; the frame itself, not a copy, when it holds on every
+    row (a one-seed run's tables: a 30-minute run holds millions of subgraph rows)."""
+    return frame if bool(mask.all()) else frame[mask]
+
+
 def _of_seed(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
-    return frame[frame["seed"] == seed] if "seed" in frame.columns else frame
+    return rows_where(frame, frame["seed"] == seed) if "seed" in frame.columns else frame
 
 
 def _per_seed(run: RunData, table: Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame],
@@ -341,20 +347,29 @@ def _processor_names(subgraphs: pd.DataFrame, sensors: pd.DataFrame) -> list[str
     return [str(n) for n in dict.fromkeys(names) if n != DEVICE]
 
 
-def _measured_subgraphs(requests: pd.DataFrame, subgraphs: pd.DataFrame, baseline: str,
-                        span: Span) -> pd.DataFrame:
+def _measured_processors(requests: pd.DataFrame, subgraphs: pd.DataFrame, baseline: str,
+                         span: Span) -> pd.Series:
+    """The processor of each measured subgraph row (of a measured request, started in the
+    span): a column, not a copy of the rows."""
     ids = measured_requests(requests, baseline, span)["request_id"]
-    rows = subgraphs[(subgraphs["baseline"] == baseline) & subgraphs["request_id"].isin(ids)]
-    return _in_span(rows, "start_ns", span)
+    mask = ((subgraphs["baseline"] == baseline) & subgraphs["request_id"].isin(ids)
+            & subgraphs["start_ns"].between(span[0], span[1]))
+    return subgraphs.loc[mask, "processor"]
 
 
-def _one_processor(name: str, sub: pd.DataFrame, counted: pd.DataFrame, sens: pd.DataFrame,
+def _busy_of(subgraphs: pd.DataFrame, name: str, span: Span) -> int:
+    """Busy ns of processor ``name`` in the span, from its subgraph rows."""
+    mine = subgraphs["processor"] == name
+    return busy_ns(subgraphs.loc[mine, "start_ns"].to_numpy(),
+                   subgraphs.loc[mine, "end_ns"].to_numpy(), span)
+
+
+def _one_processor(name: str, sub: pd.DataFrame, counted: pd.Series, sens: pd.DataFrame,
                    span: Span) -> dict[Hashable, float]:
-    mine = sub[sub["processor"] == name]
-    busy = busy_ns(mine["start_ns"].to_numpy(), mine["end_ns"].to_numpy(), span)
+    busy = _busy_of(sub, name, span)
     readings = sens[sens["processor"] == name]
     return {
-        "subgraphs": int((counted["processor"] == name).sum()),
+        "subgraphs": int((counted == name).sum()),
         "busy_s": busy / NS_PER_S,
         "utilization": _per_s(busy / NS_PER_S, span),
         "mean_power_w": time_mean(readings["t_ns"], readings["power_w"]),
@@ -369,9 +384,9 @@ def processor_metrics(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: 
     records = []
     for baseline in baselines(requests):
         w = _span(requests, baseline, span)
-        sub = subgraphs[subgraphs["baseline"] == baseline]
+        sub = rows_where(subgraphs, subgraphs["baseline"] == baseline)
         sens = _in_span(sensors[sensors["baseline"] == baseline], "t_ns", w)
-        counted = _measured_subgraphs(requests, subgraphs, baseline, w)
+        counted = _measured_processors(requests, subgraphs, baseline, w)
         for name in _processor_names(sub, sensors[sensors["baseline"] == baseline]):
             stats = _one_processor(name, sub, counted, sens, w)
             records.append({"baseline": baseline, "processor": name, **stats})
@@ -429,9 +444,7 @@ def _mean_utilization(subgraphs: pd.DataFrame, sensors: pd.DataFrame, span: Span
     """Mean utilization over every processor seen in subgraphs or sensors (idle ones count)."""
     shares = []
     for name in _processor_names(subgraphs, sensors):
-        mine = subgraphs[subgraphs["processor"] == name]
-        busy = busy_ns(mine["start_ns"].to_numpy(), mine["end_ns"].to_numpy(), span)
-        shares.append(_per_s(busy / NS_PER_S, span))
+        shares.append(_per_s(_busy_of(subgraphs, name, span) / NS_PER_S, span))
     return float(np.mean(shares)) if shares else float("nan")
 
 
@@ -445,9 +458,9 @@ def _one_scenario(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: pd.D
                                "span_s": _seconds(w), "frames": n_frames,
                                "fps": _per_s(n_frames, w)}
     stats.update(_request_summary(rows, w))
-    stats["subgraphs"] = len(_measured_subgraphs(requests, subgraphs, baseline, w))
+    stats["subgraphs"] = len(_measured_processors(requests, subgraphs, baseline, w))
     stats["utilization"] = _mean_utilization(
-        subgraphs[subgraphs["baseline"] == baseline], sens, w)
+        rows_where(subgraphs, subgraphs["baseline"] == baseline), sens, w)
     stats.update(power_stats(sens, w, n_frames))
     stats["peak_temperature_c"] = float(_in_span(sens, "t_ns", w)["temperature_c"].max())
     stats["time_to_throttle_s"] = time_to_throttle_s(requests, sensors, baseline)

@@ -215,8 +215,8 @@ def one_seed(run: RunData, seed: int | None = None) -> RunData:
     if not seeds:
         return run
     pick = seeds[0] if seed is None else seed
-    requests, subgraphs, sensors = (frame[frame["seed"] == pick] for frame in
-                                    (run.requests, run.subgraphs, run.sensors))
+    requests, subgraphs, sensors = (metrics.rows_where(frame, frame["seed"] == pick)
+                                    for frame in (run.requests, run.subgraphs, run.sensors))
     return RunData(run.folder, requests, subgraphs, sensors, run.manifest)
 
 

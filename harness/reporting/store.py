@@ -186,23 +186,46 @@ class BatchWriter:
         self._rows: list[tuple[Any, ...]] = []
         self._count = 0
         self._closed = False
+        self._arrow_schema: Any = None
 
     def append(self, row: Mapping[str, Any]) -> None:
+        self.add(tuple(row.get(c) for c in self.columns))
+
+    def add(self, values: tuple[Any, ...]) -> None:
+        """One row as its values in column order (the hot path: no dict per row)."""
         assert not self._closed, "writer closed"
-        self._rows.append(tuple(row.get(c) for c in self.columns))
-        if len(self._rows) >= self.batch:
+        rows = self._rows
+        rows.append(values)
+        if len(rows) >= self.batch:
             self.flush()
 
     def flush(self) -> None:
         """Write the rows held so far as the next part."""
         if not self._rows:
             return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         self.parts.mkdir(exist_ok=True)
-        frame = pd.DataFrame.from_records(self._rows, columns=list(self.columns))
-        frame.astype(dict(self.columns)).to_parquet(
-            self.parts / f"part-{self._count:06d}.parquet", index=False)
+        schema = self._schema()
+        arrays = [pa.array(values, type=f.type)
+                  for values, f in zip(zip(*self._rows, strict=True), schema, strict=True)]
+        for array, f in zip(arrays, schema, strict=True):
+            if array.null_count:
+                raise ValueError(f"{self.parquet.name}: column {f.name!r} has missing values")
+        pq.write_table(pa.Table.from_arrays(arrays, schema=schema),
+                       self.parts / f"part-{self._count:06d}.parquet")
         self._count += 1
         self._rows = []
+
+    def _schema(self) -> Any:
+        """The arrow schema (with pandas metadata) pandas gives a frame of these columns,
+        so the parts read back with the table's dtypes; made once."""
+        if self._arrow_schema is None:
+            import pyarrow as pa
+
+            self._arrow_schema = pa.Schema.from_pandas(empty(self.columns), preserve_index=False)
+        return self._arrow_schema
 
     def close(self) -> None:
         if self._closed:
@@ -275,7 +298,7 @@ class TableWriter:
 
 def journal_to_parquet(journal: Path, parquet: Path, columns: Mapping[str, str]) -> pd.DataFrame:
     convert_journal(journal, parquet, columns)
-    return pd.read_parquet(parquet)
+    return read_parquet(parquet)
 
 
 def convert_journal(journal: Path, parquet: Path, columns: Mapping[str, str]) -> None:
@@ -345,7 +368,9 @@ class RunRecorder:
             name: BatchWriter(folder, name) if name in BATCHED else TableWriter(folder, name)
             for name in TABLES}
         self.requests = self._writers["requests"]
-        self.subgraphs = self._writers["subgraphs"]
+        subgraphs = self._writers["subgraphs"]
+        assert isinstance(subgraphs, BatchWriter)
+        self.subgraphs: BatchWriter = subgraphs
         self.sensors = self._writers["sensors"]
 
     def append(self, table: str, row: Mapping[str, Any]) -> None:
@@ -406,14 +431,58 @@ def _read_manifest(path: Path) -> dict[str, Any]:
 def _load_table(folder: Path, name: str, version: int) -> pd.DataFrame:
     parquet = folder / f"{name}.parquet"
     if parquet.exists():
-        return pd.read_parquet(parquet)
+        return read_parquet(parquet)
     if (folder / f"{name}.parts").is_dir():  # a batched table of a run that never closed
         join_parts(folder / f"{name}.parts", parquet, TABLES[name])
-        return pd.read_parquet(parquet)
+        return read_parquet(parquet)
     if name.startswith("phone_") and not (folder / f"{name}.jsonl").exists():
         return empty(TABLES[name])  # an older folder, or a run without a phone
     columns = {c: t for c, t in TABLES[name].items() if version > 1 or c != "seed"}
     return journal_to_parquet(folder / f"{name}.jsonl", parquet, columns)
+
+
+#: numpy dtypes :func:`read_parquet` fills row group by row group
+_FILLED = frozenset({"int64", "float64", "bool"})
+
+
+def read_parquet(parquet: Path) -> pd.DataFrame:
+    """What ``pd.read_parquet`` gives (the same values, dtypes, columns and index), with
+    memory for the frame plus one row group: each plain numpy column (int64, float64, bool,
+    without missing values) is filled row group by row group into its array, the other
+    columns are read together. Reading the whole table first, as pandas does, holds it twice
+    (a 30-minute run's subgraph table is millions of rows). A file that stored its index, or
+    a column with missing values, is read by pandas itself."""
+    import pyarrow.parquet as pq
+
+    file = pq.ParquetFile(parquet)
+    meta = file.schema_arrow.pandas_metadata or {}
+    if meta.get("index_columns"):
+        return pd.read_parquet(parquet)
+    numpy_types = {c["name"]: c.get("numpy_type") for c in meta.get("columns", [])}
+    names = file.schema_arrow.names
+    filled = {n: _filled(file, n, numpy_types[n]) for n in names if numpy_types.get(n) in _FILLED}
+    if any(column is None for column in filled.values()):
+        return pd.read_parquet(parquet)
+    rest = [n for n in names if n not in filled]
+    others = file.read(columns=rest).to_pandas() if rest else pd.DataFrame()
+    return pd.DataFrame({n: filled[n] if n in filled else others[n] for n in names},
+                        copy=False)
+
+
+def _filled(file: Any, name: str, numpy_type: str) -> Any:
+    """Column ``name`` as one numpy array, filled row group by row group (None when it has
+    missing values)."""
+    import numpy as np
+
+    out = np.empty(file.metadata.num_rows, dtype=numpy_type)
+    at = 0
+    for group in range(file.num_row_groups):
+        chunk = file.read_row_group(group, columns=[name]).column(0)
+        if chunk.null_count:
+            return None
+        out[at:at + len(chunk)] = chunk.to_numpy()
+        at += len(chunk)
+    return out
 
 
 def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
@@ -466,6 +535,14 @@ def subgraph_row(baseline: str, seed: int, c: Completion) -> dict[str, Any]:
         "first_unit": sg.first_unit, "last_unit": sg.last_unit, "n_ops": len(sg.ops),
         "start_ns": c.start_ns, "end_ns": c.end_ns, "ok": c.ok,
     }
+
+
+def subgraph_values(baseline: str, seed: int, c: Completion) -> tuple[Any, ...]:
+    """:func:`subgraph_row`'s values in :data:`SUBGRAPH_COLUMNS` order (for
+    :meth:`BatchWriter.add`)."""
+    sg = c.subgraph
+    return (baseline, seed, c.request.request_id, c.job_id, sg.model, sg.index, sg.processor,
+            sg.first_unit, sg.last_unit, len(sg.ops), c.start_ns, c.end_ns, c.ok)
 
 
 def sensor_row(baseline: str, seed: int, s: SensorSample) -> dict[str, Any]:

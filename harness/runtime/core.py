@@ -38,9 +38,11 @@ from harness.seams.records import Completion, Request, SensorSample
 from harness.seams.view import Decision, JobView, ProcessorView, SchedulerView
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Start:
-    """Start ``subgraph`` of job ``job_id`` now (its processor is idle)."""
+    """Start ``subgraph`` of job ``job_id`` now (its processor is idle). One per executed
+    subgraph, never changed; not frozen because a frozen dataclass is several times slower
+    to build."""
 
     job_id: int
     request: Request
@@ -82,6 +84,8 @@ class _Lane:
     waiting: deque[tuple[_Job, Subgraph]] = field(default_factory=deque)
     #: (model, subgraph index) -> [the subgraph, how many times it waits in ``waiting``]
     counts: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+    #: the view of it the last decision saw (immutable: handed out again while it holds)
+    last_view: ProcessorView | None = None
 
     def push(self, job: _Job, subgraph: Subgraph) -> None:
         self.waiting.append((job, subgraph))
@@ -226,23 +230,32 @@ class Runtime:
 
     def _view(self, now_ns: int) -> SchedulerView:
         states = self._sensors(now_ns) if self._sensors is not None else {}
-        processors = tuple(self._lane_view(lane, now_ns, states) for lane in self._lanes.values())
+        expected = self.policy.expected_ns
+        processors = tuple([self._lane_view(lane, now_ns, states, expected)
+                            for lane in self._lanes.values()])
         return SchedulerView(now_ns, self._queue.view(), processors, self.plans)
 
+    @staticmethod
     def _lane_view(
-        self, lane: _Lane, now_ns: int, states: Mapping[str, SensorSample]
+        lane: _Lane, now_ns: int, states: Mapping[str, SensorSample],
+        expected: Callable[[Subgraph], int],
     ) -> ProcessorView:
+        state = states.get(lane.processor.name)
+        running = lane.running
+        idle = running is None and not lane.waiting
         available = now_ns
-        if lane.running is not None:
-            _, sg, started = lane.running
-            available = max(now_ns, started + self._expected_of(sg))
-        available += sum(self._expected_of(sg) * n for sg, n in lane.counts.values())
-        idle = lane.running is None and not lane.waiting
-        name = lane.processor.name
-        return ProcessorView(lane.processor, idle, available, len(lane.waiting), states.get(name))
-
-    def _expected_of(self, subgraph: Subgraph) -> int:
-        return self.policy.expected_ns(subgraph)
+        if running is not None:
+            end = running[2] + expected(running[1])
+            if end > available:
+                available = end
+        for sg, n in lane.counts.values():
+            available += expected(sg) * n
+        last = lane.last_view
+        if (last is not None and last.available_ns == available and last.idle == idle
+                and last.queued == len(lane.waiting) and last.state is state):
+            return last  # the same view as the last decision's (a busy processor's, mostly)
+        lane.last_view = ProcessorView(lane.processor, idle, available, len(lane.waiting), state)
+        return lane.last_view
 
     @property
     def busy(self) -> bool:

@@ -76,17 +76,21 @@ class Driver:
             settle(self.runtime, self.traffic, now, self._dispatch_now)
 
     def _next_event_ns(self, now: int, end_ns: int, stop_ns: int) -> int:
-        targets = [self._next_sample_ns, stop_ns]
-        if (t := self.traffic.next_arrival_ns()) is not None:
-            targets.append(t)
-        if now < end_ns:
-            targets.append(end_ns)
-        return min(targets)
+        """The earliest of the next sample, the next arrival, the end of traffic (while it
+        is ahead) and the end of the drain."""
+        t = min(self._next_sample_ns, stop_ns)
+        arrival = self.traffic.next_arrival_ns()
+        if arrival is not None and arrival < t:
+            t = arrival
+        if now < end_ns < t:
+            t = end_ns
+        return t
 
     def _dispatch_now(self, starts: list[Start]) -> None:
         """Start what a decision chose, once the decision's own time has passed."""
-        now = self.clock.now_ns()
-        self._dispatch(starts, now + self.device.decision_ns(self.runtime.decision_work))
+        if starts:
+            now = self.clock.now_ns()
+            self._dispatch(starts, now + self.device.decision_ns(self.runtime.decision_work))
 
     def _dispatch(self, starts: list[Start], now: int) -> None:
         for s in starts:

@@ -230,3 +230,13 @@ def small_run(folder: Path, speed: Mapping[str, float] | None = None,
                                     throttled=t >= 900 and factor < 2,
                                     frequency_hz=2e9 - t * 1e6))
     return write_run(folder, rows, subs, sensors, manifest)
+
+
+def test_a_one_seed_one_baseline_selection_is_the_table_itself(tmp_path: Path) -> None:
+    """A 30-minute run's report must not copy its millions of subgraph rows per selection;
+    a selection that keeps some rows is still a copy of just those."""
+    run = small_run(tmp_path)
+    subgraphs = run.subgraphs
+    assert metrics._of_seed(subgraphs, 7) is subgraphs  # small_run: every row is seed 7
+    tflite = metrics.rows_where(subgraphs, subgraphs["baseline"] == "tflite")
+    assert tflite is not subgraphs and set(tflite["baseline"]) == {"tflite"}

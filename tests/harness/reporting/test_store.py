@@ -8,8 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from harness.reporting import store
 from harness.reporting.store import RunRecorder, load_run
 from harness.seams.errors import UserError
 
@@ -81,3 +83,24 @@ def test_a_schema_1_folder_reads_with_its_manifest_seed(tmp_path: Path) -> None:
     run = load_run(tmp_path)
     assert list(run.requests["seed"]) == [4] and run.requests.columns[1] == "seed"
     assert run.sensors.empty and "seed" in run.sensors.columns
+
+
+@pytest.mark.parametrize(("index", "missing"), [(False, False), (False, True), (True, False)])
+def test_read_parquet_is_what_pandas_reads(tmp_path: Path, index: bool, missing: bool) -> None:
+    """Row group by row group into numpy for plain columns, pandas for the rest: the same
+    frame as ``pd.read_parquet`` (strings, nullable booleans and integers, several row
+    groups; missing values in a float column or a stored index: pandas reads it)."""
+    nan = float("nan") if missing else 1.0
+    frame = pd.DataFrame({
+        "s": pd.array(["a", "b", None, "d"] * 3, dtype="string"),
+        "i": pd.array(range(12), dtype="int64"),
+        "f": [0.5, nan, 2.0] * 4,
+        "b": [True, False] * 6,
+        "nb": pd.array([True, None, False, True] * 3, dtype="boolean"),
+        "ni": pd.array([1, None, 3] * 4, dtype="Int64"),
+    }, index=pd.RangeIndex(12) * 2 if index else None)
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path, index=index, row_group_size=5)
+    got, want = store.read_parquet(path), pd.read_parquet(path)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert list(got.dtypes) == list(want.dtypes)

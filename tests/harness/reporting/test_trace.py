@@ -48,3 +48,22 @@ def test_a_long_run_keeps_each_baselines_first_subgraphs(monkeypatch: pytest.Mon
     kept = trace._earliest(pd.DataFrame(rows))
     assert sorted(zip(kept["baseline"], kept["start_ns"], strict=True)) == [
         ("x", 1000), ("x", 2000), ("y", 1000), ("y", 2000)]
+
+
+def test_streamed_events_are_the_row_by_row_events(tmp_path: Path) -> None:
+    """The columnar writer gives, event for event and in order, what ``_complete`` makes of
+    each row (rows by baseline, processor, start; then stably by pid, tid, ts), and the file
+    is ``json.dumps`` of the whole body."""
+    run = small_run(tmp_path)
+    pids, tids = trace._ids_of(run)
+    starts = trace.run_starts(run.requests, run.subgraphs, run.sensors)
+    rows = run.subgraphs.sort_values(["baseline", "processor", "start_ns"], kind="stable")
+    expected = [trace._complete(r, pids[str(r["baseline"])], tids[str(r["processor"])],
+                                starts[str(r["baseline"])]) for r in rows.to_dict("records")]
+    expected.sort(key=lambda e: (e["pid"], e["tid"], e["ts"]))
+    events = trace.trace_events(run)
+    assert [e for e in events if e["ph"] == "X"] == expected
+    text = trace.write_trace(run).read_text()
+    body = json.loads(text)
+    assert text == json.dumps({"traceEvents": events, "displayTimeUnit": "ms",
+                               "otherData": body["otherData"]})

@@ -180,23 +180,47 @@ def test_tflite_exact_trace() -> None:
 
 
 def test_adms_exact_trace() -> None:
-    """ADMS plans: a = unit 0 or 1 on either processor, or both units merged on the gpu
-    (fastest alone: 2080); b = cpu (1400) or gpu (2040). Idle processors are visited cpu
-    first (equal load and temperature); a processor takes, among the jobs it finishes
-    earliest, the lowest score S = slack + wait + resource (docstring of adms.scheduler).
+    """ADMS plans: a = unit 0 or 1 on either processor (cpu 1400, gpu 2040 each), or both
+    units merged on the gpu (2080); b = cpu (1400) or gpu (2040). Idle processors are visited
+    cpu first (equal load and temperature); a processor takes, among the jobs it finishes no
+    later than their earliest projected finish, the lowest score S = slack + wait + resource
+    (docstring of adms.scheduler). The projection places the examined jobs in queue order,
+    each where it ends first after the work already placed (``queue_aware``). Frames 0 and 1
+    are issued at 0: queue a0 b0 a1 b1. Scores below in ms (no SLO: T_SLO = T_avg).
 
-    t=0     cpu: only b is earliest there; b0 before b1 (queue order)             b0 cpu 0-1400
-            gpu: a0 (S = -0.00208) beats b1 (S = -0.00204)                        a0 gpu 0-2080
-    t=1400  cpu: a1 would finish at 2800 > 2760 via the busy gpu; b1 takes it     b1 cpu 1400-2800
-    t=2080  frame 0 done -> frame 2 issued (2080 < 3000); gpu: a1 has waited
-            2080 ns = one T_avg, wait term -1, and wins                          a1 gpu 2080-4160
-    t=2800  cpu: b2 (waited 720/1400 T_avg) beats a2 (720/2080)                   b2 cpu 2800-4200
-    t=4160  gpu: a2 (cpu would finish at 40 + 2800)                               a2 gpu 4160-6240
+    t=0     projected finish a0 gpu 2080, b0 cpu 1400, a1 gpu 4160, b1 cpu 2800.
+            cpu can meet b0, a1 (2800 <= 4160), b1; a1 scores lowest
+            (slack 2080-2800, resource -2080: S = -0.0028)                      a1 cpu 0-1400
+            gpu: a0 (S = -0.00208) beats b0 (S = -0.00204)                     a0 gpu 0-2080
+    t=1400  queue a1(unit 1) b0 b1; cpu: b0 has waited one T_avg (wait -1)    b0 cpu 1400-2800
+    t=2080  frame 0 not done (b0 runs); gpu: b1 (waited 2080/1400 T_avg)
+            beats a1 (waited 680/2080)                                        b1 gpu 2080-4120
+    t=2800  frame 0 done, frame 2 issued (a2 b2); cpu: a1 (waited 1400/2080)   a1 cpu 2800-4200
+    t=4120  gpu: a2 (2080; b2 ends sooner on the cpu, 80 + 1400)              a2 gpu 4120-6200
+    t=4200  frame 1 done (4200 > 3000: no new frame); cpu: b2                  b2 cpu 4200-5600
     """
     a = tiny_plan("a", [("cpu", (0,)), ("gpu", (0,)), ("cpu", (1,)), ("gpu", (1,)),
                         ("gpu", (0, 1))])
     b = tiny_plan("b", [("cpu", (0,)), ("gpu", (0,))])
     policy = AdmsPolicy(AdmsConf(), lambda plan, sg: 0, "tiny")
+    assert run_tiny(policy, {"a": a, "b": b}) == [
+        ("cpu", "a", 0, 1400),
+        ("gpu", "a", 0, 2080),
+        ("cpu", "b", 1400, 2800),
+        ("gpu", "b", 2080, 4120),
+        ("cpu", "a", 2800, 4200),
+        ("cpu", "b", 4200, 5600),
+        ("gpu", "a", 4120, 6200),
+    ]
+
+
+def test_adms_exact_trace_counting_only_running_work() -> None:
+    """The same run with ``queue_aware: false`` (``adms_strict``): at t=0 the cpu is only
+    b's earliest choice, since the gpu looks free for a1 too (ends at 2080 < 2800)."""
+    a = tiny_plan("a", [("cpu", (0,)), ("gpu", (0,)), ("cpu", (1,)), ("gpu", (1,)),
+                        ("gpu", (0, 1))])
+    b = tiny_plan("b", [("cpu", (0,)), ("gpu", (0,))])
+    policy = AdmsPolicy(AdmsConf(queue_aware=False), lambda plan, sg: 0, "tiny")
     assert run_tiny(policy, {"a": a, "b": b}) == [
         ("cpu", "b", 0, 1400),
         ("gpu", "a", 0, 2080),

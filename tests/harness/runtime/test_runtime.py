@@ -179,6 +179,14 @@ def test_tflite_exact_trace() -> None:
     ]
 
 
+def adms_tiny_plans() -> dict[str, ModelPlan]:
+    """ADMS-style plans of the tiny models: a = unit 0 or 1 on either processor, or both
+    merged on the gpu; b = either processor."""
+    return {"a": tiny_plan("a", [("cpu", (0,)), ("gpu", (0,)), ("cpu", (1,)), ("gpu", (1,)),
+                                 ("gpu", (0, 1))]),
+            "b": tiny_plan("b", [("cpu", (0,)), ("gpu", (0,))])}
+
+
 def test_adms_exact_trace() -> None:
     """ADMS plans: a = unit 0 or 1 on either processor (cpu 1400, gpu 2040 each), or both
     units merged on the gpu (2080); b = cpu (1400) or gpu (2040). Idle processors are visited
@@ -199,11 +207,8 @@ def test_adms_exact_trace() -> None:
     t=4120  gpu: a2 (2080; b2 ends sooner on the cpu, 80 + 1400)              a2 gpu 4120-6200
     t=4200  frame 1 done (4200 > 3000: no new frame); cpu: b2                  b2 cpu 4200-5600
     """
-    a = tiny_plan("a", [("cpu", (0,)), ("gpu", (0,)), ("cpu", (1,)), ("gpu", (1,)),
-                        ("gpu", (0, 1))])
-    b = tiny_plan("b", [("cpu", (0,)), ("gpu", (0,))])
     policy = AdmsPolicy(AdmsConf(), lambda plan, sg: 0, "tiny")
-    assert run_tiny(policy, {"a": a, "b": b}) == [
+    assert run_tiny(policy, adms_tiny_plans()) == [
         ("cpu", "a", 0, 1400),
         ("gpu", "a", 0, 2080),
         ("cpu", "b", 1400, 2800),
@@ -217,11 +222,8 @@ def test_adms_exact_trace() -> None:
 def test_adms_exact_trace_counting_only_running_work() -> None:
     """The same run with ``queue_aware: false`` (``adms_strict``): at t=0 the cpu is only
     b's earliest choice, since the gpu looks free for a1 too (ends at 2080 < 2800)."""
-    a = tiny_plan("a", [("cpu", (0,)), ("gpu", (0,)), ("cpu", (1,)), ("gpu", (1,)),
-                        ("gpu", (0, 1))])
-    b = tiny_plan("b", [("cpu", (0,)), ("gpu", (0,))])
     policy = AdmsPolicy(AdmsConf(queue_aware=False), lambda plan, sg: 0, "tiny")
-    assert run_tiny(policy, {"a": a, "b": b}) == [
+    assert run_tiny(policy, adms_tiny_plans()) == [
         ("cpu", "b", 0, 1400),
         ("gpu", "a", 0, 2080),
         ("cpu", "b", 1400, 2800),

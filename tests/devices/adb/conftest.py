@@ -11,7 +11,6 @@ would build. All of them are fakes that speak the real interfaces
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,11 +30,9 @@ from harness.seams.plan import ProcessorKind
 from tests.devices.adb.fakephone.adbd import Adbd
 from tests.devices.adb.fakephone.phone import FakePhone
 from tests.devices.adb.fakephone.server import AdbServer
+from tests.fixtures.frs_zoo import frs_zoo
 from tests.fixtures.paths import REPO
 
-#: FRS model name -> the tiny model standing in for it (as tests/devices/host does)
-STAND_INS = {"retinaface": "fallback", "arcface_mobilenet": "chain",
-             "arcface_resnet50": "mobile_block"}
 TOOL_SCRIPT = """#!{python}
 # A stand-in for {name}, built for the fake phone's ABI (tests/devices/adb/fakephone).
 import sys
@@ -91,10 +88,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def zoo_dir(tiny_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("tiny_zoo")
-    for name, tiny in STAND_INS.items():
-        shutil.copy(tiny_models[tiny], folder / f"{name}.tflite")
-    return folder
+    return frs_zoo(tiny_models, tmp_path_factory.mktemp("tiny_zoo"))
 
 
 def processors() -> list[AdbProcessorConf]:

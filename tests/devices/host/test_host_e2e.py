@@ -18,7 +18,6 @@ the real FRS scenario config through real LiteRT slices on this machine's cores.
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import subprocess
 import sys
@@ -37,13 +36,11 @@ from harness.reporting.store import load_run
 from harness.seams.plan import ModelPlan, ProcessorKind, Subgraph
 from harness.seams.records import Completion, Request
 from tests.fixtures import raw
+from tests.fixtures.frs_zoo import STAND_INS, frs_zoo
 from tests.fixtures.paths import REPO
 from tests.harness.experiment.test_cli import assert_user_error
 
 ROOT = REPO
-#: FRS model name -> the tiny model standing in for it
-STAND_INS = {"retinaface": "fallback", "arcface_mobilenet": "chain",
-             "arcface_resnet50": "mobile_block"}
 #: hang guards (a broken run fails the test instead of blocking it), not timing checks
 WAIT_S = 120.0
 FINISHED_BEFORE_CTRL_C = 20
@@ -56,10 +53,7 @@ needs_two_cores = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def zoo_dir(tiny_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A zoo cache holding the tiny models under the FRS models' names."""
-    folder = tmp_path_factory.mktemp("tiny_zoo")
-    for name, tiny in STAND_INS.items():
-        shutil.copy(tiny_models[tiny], folder / f"{name}.tflite")
-    return folder
+    return frs_zoo(tiny_models, tmp_path_factory.mktemp("tiny_zoo"))
 
 
 def harness_args(zoo: Path, run_dir: Path, *extra: str) -> list[str]:

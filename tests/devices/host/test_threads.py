@@ -10,7 +10,6 @@ times alone and the baseline's own bound. The bound and the dispatch rule on kno
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -31,19 +30,15 @@ from harness.reporting.store import RunData, load_run
 from harness.seams.errors import UserError
 from harness.seams.records import Request
 from harness.seams.view import JobView, SchedulerView
+from tests.fixtures.frs_zoo import STAND_INS, frs_zoo
 from tests.fixtures.graphs import chain
 from tests.fixtures.paths import REPO
-
-STAND_INS = {"retinaface": "fallback", "arcface_mobilenet": "chain",
-             "arcface_resnet50": "mobile_block"}
 
 
 @pytest.fixture(scope="module")
 def threads_run(tiny_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
                 ) -> RunData:
-    zoo = tmp_path_factory.mktemp("tiny_zoo")
-    for name, tiny in STAND_INS.items():
-        shutil.copy(tiny_models[tiny], zoo / f"{name}.tflite")
+    zoo = frs_zoo(tiny_models, tmp_path_factory.mktemp("tiny_zoo"))
     out = tmp_path_factory.mktemp("threads_run") / "run"
     cores = available_cores()
     device = "host" if len(cores) >= 2 else "host_equal"

@@ -17,7 +17,6 @@ could run is projected to end sooner on the fast core (README, "ADMS as built").
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,11 +31,8 @@ from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import Policy
 from harness.seams.records import Completion
 from harness.seams.view import Decision, SchedulerView
+from tests.fixtures.frs_zoo import frs_zoo
 from tests.fixtures.runs import compose_run, run_baselines
-
-#: FRS model name -> the tiny model standing in for it
-STAND_INS = {"retinaface": "fallback", "arcface_mobilenet": "chain",
-             "arcface_resnet50": "mobile_block"}
 
 needs_two_cores = pytest.mark.skipif(
     len(available_cores()) < 2, reason="conf/device/host.yaml pins its workers to cores 0 and 1")
@@ -93,10 +89,7 @@ def left_idle(view: SchedulerView, decision: Decision) -> frozenset[str]:
 
 @pytest.fixture(scope="module")
 def zoo(tiny_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("tiny_zoo")
-    for name, tiny in STAND_INS.items():
-        shutil.copy(tiny_models[tiny], folder / f"{name}.tflite")
-    return folder
+    return frs_zoo(tiny_models, tmp_path_factory.mktemp("tiny_zoo"))
 
 
 def counted(name: str, zoo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from harness.reporting import plots
 
 DPI = 100
 FOLDER = Path("figures")
 
 
 def figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), dpi=DPI)
-    FigureCanvasAgg(fig)
-    return fig
+    return plots.figure(width, height, DPI)
 
 
 def save(fig: Figure, title: str, produced_by: str, name: str) -> Path:

@@ -38,8 +38,9 @@ DPI = 110
 TIMELINE_MS = 100.0
 
 
-def _figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), dpi=DPI)
+def figure(width: float, height: float, dpi: int = DPI) -> Figure:
+    """A figure on its own Agg canvas (matplotlib's object API, no pyplot state)."""
+    fig = Figure(figsize=(width, height), dpi=dpi)
     FigureCanvasAgg(fig)
     return fig
 
@@ -73,7 +74,7 @@ def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path,
                            "fps": [v for b, v in ref.items() if b in order],
                            "source": "paper (Fig. 8)"})
     data = pd.concat([ours[["baseline", "fps", "source"]], theirs], ignore_index=True)
-    fig = _figure(max(7.0, 1.1 * len(order)), 5)
+    fig = figure(max(7.0, 1.1 * len(order)), 5)
     ax = fig.subplots()
     sns.barplot(data=data, x="baseline", y="fps", hue="source", ax=ax, order=order,
                 errorbar=("ci", 95), capsize=0.1)
@@ -123,7 +124,7 @@ def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) 
                       for b in metrics.baselines(requests)])
     rows = rows.dropna(subset=["latency_ms"]).astype({"baseline": str, "model": str})
     models = list(pd.unique(rows["model"]))
-    fig = _figure(4 * max(1, len(models)), 3.6)
+    fig = figure(4 * max(1, len(models)), 3.6)
     axes = np.atleast_1d(fig.subplots(1, max(1, len(models)), squeeze=False)[0])
     for ax, model in zip(axes, models, strict=False):
         sns.ecdfplot(data=rows[rows["model"] == model], x="latency_ms", hue="baseline", ax=ax)
@@ -144,7 +145,7 @@ def thermal_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
     """Temperature (top) and frequency (bottom) per processor over time, per baseline."""
     sensors = _sensor_frame(run)
     names = metrics.baselines(run.requests) or list(pd.unique(sensors["baseline"]))
-    fig = _figure(4 * len(names), 6)
+    fig = figure(4 * len(names), 6)
     axes = fig.subplots(2, len(names), squeeze=False, sharex="col", sharey="row")
     for col, baseline in enumerate(names):
         mine = sensors[sensors["baseline"] == baseline]
@@ -166,7 +167,7 @@ def power_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
         series = metrics.power_series(sensors)
         parts.append(pd.DataFrame({"baseline": str(baseline), "power_w": series.to_numpy(),
                                    "t_s": (series.index - starts[str(baseline)]) / 1e9}))
-    fig = _figure(7, 3.6)
+    fig = figure(7, 3.6)
     ax = fig.subplots()
     sns.lineplot(data=pd.concat(parts, ignore_index=True), x="t_s", y="power_w",
                  hue="baseline", ax=ax)
@@ -193,7 +194,7 @@ def timeline_plot(run: RunData, identity: RunIdentity, path: Path,
     processors = sorted(str(p) for p in pd.unique(run.subgraphs["processor"]))
     models = [str(m) for m in pd.unique(run.subgraphs["model"])]
     colours = dict(zip(models, sns.color_palette("tab10", len(models)), strict=True))
-    fig = _figure(9, 0.6 + 0.5 * len(processors) * len(names) + 0.4 * len(names))
+    fig = figure(9, 0.6 + 0.5 * len(processors) * len(names) + 0.4 * len(names))
     axes = fig.subplots(len(names), 1, squeeze=False, sharex=True)[:, 0]
     for ax, baseline in zip(axes, names, strict=True):
         rows = _timeline_rows(run, baseline, first_ms)

@@ -136,6 +136,9 @@ def fig8(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
 def fig9(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
     return [RunSpec("fig9", f"{cfg.device_name}/slo={m:g}", (
         "+experiment=slo_sweep", *_common(cfg, mode, cfg.device_name),
+        # one frame at a time, as the slo_sweep experiment says (stated here too, so a run
+        # folder of the earlier two-frames-in-flight setting is not reused)
+        "scenario.frames_in_flight=1",
         f"scenario.slo_multiplier={m}", "run=[tflite,adms]")) for m in mode.fig9_multipliers]
 
 

@@ -66,6 +66,12 @@ class AdmsConf(BaselineConf):
     # ahead in the examined head (each where it would end first) besides the work already
     # running there; false: only the running work (a busy fast processor looks free sooner)
     queue_aware: bool = True
+    # the project's addition: on a processor that another examined job can run nowhere
+    # else, a job takes the extent (how many units its subgraph covers) minimising its
+    # model's finish plus the time it holds that processor from each such job (the sum of
+    # their finishing times); false: the extent that finishes its own model first, which on
+    # equal processors keeps a model whole on the one that also runs the others' CPU-only ops
+    exclusive_aware: bool = True
     # literal work conservation (conf/baseline/adms_work_conserving.yaml): a processor that
     # is no job's earliest-finishing choice still takes the best-scoring job it can run;
     # false (the default): it stays idle until some job ends there first

@@ -41,7 +41,11 @@ each projected onto the processor where it would end first, in queue order: a li
 of the head. So an idle processor stays idle only while every job it could run would end
 sooner on another processor even after the jobs queued ahead there: on a weak CPU beside a
 fast accelerator it keeps long work off the CPU until the accelerator's backlog makes the CPU
-the quicker way. With ``work_conserving`` (a variant), when no idle processor is any job's
+the quicker way. With ``exclusive_aware`` (the project's addition) a job's option on a
+processor that other examined jobs can run nowhere else is the extent (how far its subgraph
+runs) minimising its model's finish plus the number of such jobs times the time it holds the
+processor: the head's sum of finishing times, so a job takes the shared processor only for
+what must run there. With ``work_conserving`` (a variant), when no idle processor is any job's
 earliest choice, the first idle processor that can run a job of the head takes its
 lowest-scoring one anyway. After each assignment the processor's waiting time grows by the
 subgraph's expected latency and the search starts again, until no idle processor takes a
@@ -308,6 +312,8 @@ class AdmsScheduler:
                         if self.conf.use_monitor and near_throttle(p.state, margin))
         jobs = [self._job(k, j, view, hot)
                 for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
+        if self.conf.exclusive_aware:
+            jobs = self._spare_exclusive(jobs, view)
         drops: tuple[int, ...] = ()
         if self.conf.shed:
             jobs, drops = self._shed(jobs, view)
@@ -324,6 +330,43 @@ class AdmsScheduler:
             waiting[name] += self.cost(sg)
             free = [f for f in free if f[0] != name]
         return Decision(tuple(out), drops, work=self._work + len(jobs))
+
+    def _spare_exclusive(self, jobs: list[_Job], view: SchedulerView) -> list[_Job]:
+        """``jobs`` with, on each processor that other examined jobs can run nowhere else, the
+        extent minimising the model's finish + (number of such jobs) x the time it holds the
+        processor (``exclusive_aware``). Its option's time stays the model's finish."""
+        only: dict[str, int] = {}
+        for item in jobs:
+            if len(item.options) == 1:
+                name = next(iter(item.options))
+                only[name] = only.get(name, 0) + 1
+        if not only:
+            return jobs
+        out: list[_Job] = []
+        for item in jobs:
+            contended = [(p, only[p] - (len(item.options) == 1)) for p in item.options
+                         if only.get(p, 0) - (len(item.options) == 1) > 0]
+            if not contended:
+                out.append(item)
+                continue
+            plan = view.plans[item.job.model]
+            rest = self.rest(plan)
+            options = dict(item.options)
+            for name, others in contended:
+                best: tuple[int, int, Subgraph] | None = None
+                for sg in plan.candidates(item.job.next_unit):
+                    if sg.processor != name:
+                        continue
+                    held = self.cost(sg)
+                    finish = held + int(rest[sg.last_unit + 1])
+                    key = finish + others * held
+                    if best is None or key < best[0]:
+                        best = (key, finish, sg)
+                self._work += len(plan.candidates(item.job.next_unit))
+                if best is not None:
+                    options[name] = (best[1], best[2])
+            out.append(replace(item, options=options))
+        return out
 
     def _shed(self, jobs: list[_Job], view: SchedulerView) -> tuple[list[_Job], tuple[int, ...]]:
         """(the jobs kept, the ids dropped): a job is dropped when its request has an SLO

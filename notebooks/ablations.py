@@ -49,7 +49,9 @@ NOTES = {"band": "Band (paper's configuration) for reference; Figure 8 gives ADM
          "adms_strict": "the earliest-finish rule counting only running work, not the "
                         "queue's head; the paper has no such number",
          "adms_work_conserving": "literal work conservation; the paper has no such number",
-         "adms_no_partition": "whole models (the paper's number is on ROS, below)"}
+         "adms_no_partition": "whole models (the paper's number is on ROS, below)",
+         "adms_selfish": "extents that finish the job's own model first, not exclusive-aware "
+                         "(this project's addition); the paper has no such number"}
 rows = []
 for baseline in [b for b in run.baselines() if b != "adms"]:
     failed = run.failure(baseline) if not nb.per_seed(per_seed, baseline, "fps") else ""

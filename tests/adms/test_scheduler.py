@@ -241,6 +241,27 @@ def test_multi_unit_job_starts_where_its_model_finishes_first() -> None:
     assert [(a.job_id, a.subgraph.index) for a in d.assignments] == [(0, 2)]
 
 
+def test_a_job_holds_a_processor_others_can_only_use_for_as_short_as_it_can() -> None:
+    """Two equal processors. r: unit 0 runs only on the cpu (5 ms), unit 1 on either (95 ms);
+    r whole on the cpu as one subgraph takes 99 ms (no boundary). f runs only on the cpu
+    (10 ms). Finishing r first alone takes the 99-ms subgraph: f waits 99 ms and the gpu
+    idles. ``exclusive_aware`` counts the 99 ms r would hold the cpu from f: 99 + 99 = 198
+    against 100 + 5 = 105 for the 5-ms extent, so the cpu runs unit 0 alone (index 0) and
+    unit 1 can go to the gpu."""
+    built = merge(plan("r", [("cpu", 0, 0, 5 * MS), ("cpu", 0, 1, 99 * MS),
+                             ("cpu", 1, 1, 95 * MS), ("gpu", 1, 1, 95 * MS)]),
+                  single("f", {"cpu": 10}))
+    q = [job(0, "r"), job(1, "f")]
+    for aware, extent in ((True, 0), (False, 1)):
+        sched, plans = _sched(built, exclusive_aware=aware)
+        d = sched.schedule(view(q, [pv("cpu"), pv("gpu")], plans))
+        assert [(a.job_id, a.subgraph.index) for a in d.assignments] == [(0, extent)]
+    # alone, r takes the whole-model subgraph either way
+    sched, plans = _sched(built, exclusive_aware=True)
+    d = sched.schedule(view([job(0, "r")], [pv("cpu"), pv("gpu")], plans))
+    assert [(a.job_id, a.subgraph.index) for a in d.assignments] == [(0, 1)]
+
+
 # -- the policy -------------------------------------------------------------------------------
 
 

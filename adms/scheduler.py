@@ -45,7 +45,9 @@ the quicker way. With ``exclusive_aware`` (the project's addition) a job's optio
 processor that other examined jobs can run nowhere else is the extent (how far its subgraph
 runs) minimising its model's finish plus the number of such jobs times the time it holds the
 processor: the head's sum of finishing times, so a job takes the shared processor only for
-what must run there. With ``work_conserving`` (a variant), when no idle processor is any job's
+what must run there; and the earliest-finish projection counts such jobs' next subgraphs on
+their only processor first, so a job with a choice goes elsewhere rather than make them wait.
+With ``work_conserving`` (a variant), when no idle processor is any job's
 earliest choice, the first idle processor that can run a job of the head takes its
 lowest-scoring one anyway. After each assignment the processor's waiting time grows by the
 subgraph's expected latency and the search starts again, until no idle processor takes a
@@ -228,15 +230,20 @@ class AdmsScheduler:
 
     def _lowest(
         self, name: str, load: float, jobs: Sequence[_Job], waiting: Mapping[str, int],
-        now_ms: float, soonest: Sequence[int] | None,
+        now_ms: float, soonest: Sequence[int] | None, reserved: Mapping[str, int],
     ) -> tuple[int, Subgraph] | None:
         """The lowest-scoring job processor ``name`` can run (only those it finishes no later
-        than ``soonest`` when that is given)."""
+        than ``soonest`` when that is given, a job with other options counting the work
+        ``reserved`` there for jobs that have none)."""
         best: tuple[float, int, int, int, Subgraph] | None = None
         self._work += len(jobs)
+        held = reserved.get(name, 0)
         for k, item in enumerate(jobs):
             opt = item.options.get(name)
-            if opt is None or (soonest is not None and waiting[name] + opt[0] > soonest[k]):
+            if opt is None:
+                continue
+            ahead = held if len(item.options) > 1 else 0
+            if soonest is not None and waiting[name] + ahead + opt[0] > soonest[k]:
                 continue
             finish = waiting[name] + opt[0]
             key = (self._score(item, finish, load, now_ms), finish, item.position)
@@ -272,8 +279,9 @@ class AdmsScheduler:
         that is some job's earliest-finishing choice takes its lowest-scoring such job; when
         no idle processor is, and ``work_conserving``, the first that can run any job takes
         its lowest-scoring one."""
+        reserved = self._reserved(jobs) if self.conf.exclusive_aware else {}
         if self.conf.earliest_finish:
-            soonest = self._soonest(jobs, waiting)
+            soonest = self._soonest(jobs, waiting, reserved)
             passes: list[Sequence[int] | None] = [soonest]
             if self.conf.work_conserving:
                 passes.append(None)
@@ -281,27 +289,41 @@ class AdmsScheduler:
             passes = [None]
         for limit in passes:
             for name, load in free:
-                got = self._lowest(name, load, jobs, waiting, now_ms, limit)
+                got = self._lowest(name, load, jobs, waiting, now_ms, limit, reserved)
                 if got is not None:
                     return name, got[0], got[1]
         return None
 
-    def _soonest(self, jobs: Sequence[_Job], waiting: Mapping[str, int]) -> list[int]:
+    def _reserved(self, jobs: Sequence[_Job]) -> dict[str, int]:
+        """Processor -> the next subgraphs of the examined jobs that can run only there."""
+        out: dict[str, int] = {}
+        for item in jobs:
+            if len(item.options) == 1:
+                name, (_, sg) = next(iter(item.options.items()))
+                out[name] = out.get(name, 0) + self.cost(sg)
+        return out
+
+    def _soonest(self, jobs: Sequence[_Job], waiting: Mapping[str, int],
+                 reserved: Mapping[str, int]) -> list[int]:
         """Per job, the earliest it can finish its model: on the processor where it would
         end first, after the work waiting there (``waiting``) and, with ``queue_aware``, the
         next subgraphs of the jobs ahead of it in the examined head, each counted on the
-        processor where it would end first (a list-scheduling projection in queue order)."""
+        processor where it would end first (a list-scheduling projection in queue order). A
+        job with a choice also counts the work ``reserved`` for jobs that have none
+        (``exclusive_aware``): they are projected first."""
         projected = dict(waiting)
         out: list[int] = []
         for item in jobs:
             if not item.options:
                 out.append(0)
                 continue
-            name, (ns, sg) = min(item.options.items(),
-                                 key=lambda po: (projected[po[0]] + po[1][0], po[0]))
-            out.append(projected[name] + ns)
-            if self.conf.queue_aware:
-                projected[name] += self.cost(sg)
+            extra = reserved if len(item.options) > 1 else {}
+            name, (ns, sg) = min(
+                item.options.items(),
+                key=lambda po: (projected[po[0]] + extra.get(po[0], 0) + po[1][0], po[0]))
+            out.append(projected[name] + extra.get(name, 0) + ns)
+            if self.conf.queue_aware and not (reserved and len(item.options) == 1):
+                projected[name] += self.cost(sg)  # (a reserved job is counted already)
         self._work += len(jobs)
         return out
 

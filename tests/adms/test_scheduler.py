@@ -262,6 +262,19 @@ def test_a_job_holds_a_processor_others_can_only_use_for_as_short_as_it_can() ->
     assert [(a.job_id, a.subgraph.index) for a in d.assignments] == [(0, 1)]
 
 
+def test_work_others_can_run_nowhere_else_is_counted_first() -> None:
+    """Equal processors. t runs on either (100 ms), f only on the cpu (10 ms), t queued first.
+    By name the cpu wins t's tie, and f then waits 100 ms. ``exclusive_aware`` counts f on the
+    cpu before t is projected: t ends at 110 there against 100 on the gpu, so the gpu takes t
+    and the cpu takes f."""
+    built = merge(single("t", {"cpu": 100, "gpu": 100}), single("f", {"cpu": 10}))
+    q = [job(0, "t"), job(1, "f")]
+    for aware, expected in ((True, [(0, "gpu"), (1, "cpu")]), (False, [(0, "cpu")])):
+        sched, plans = _sched(built, exclusive_aware=aware)
+        d = sched.schedule(view(q, [pv("cpu"), pv("gpu")], plans))
+        assert sorted(placed(d)) == expected
+
+
 # -- the policy -------------------------------------------------------------------------------
 
 

@@ -164,8 +164,22 @@ class Interrupted(KeyboardInterrupt):
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+#: stop signals received inside :func:`stop_on_signals` and not yet obeyed
+_PENDING: list[int] = []
+
+
 def _raise_interrupted(signum: int, _frame: object) -> None:
+    _PENDING.append(signum)
     raise Interrupted(signum)
+
+
+def obey_pending_signal() -> None:
+    """Raise :class:`Interrupted` for a stop signal whose handler's exception was lost.
+    Python runs a handler at the main thread's next bytecode, which may be inside a
+    ``__del__`` or a finaliser, where an exception is printed and dropped; the run's
+    progress callback calls this, so such a signal still ends the run."""
+    if _PENDING:
+        raise Interrupted(_PENDING[0])
 
 
 def _note_only(signum: int, _frame: object) -> None:
@@ -185,6 +199,7 @@ def _handlers(handler: Callable[[int, object], None]) -> Iterator[None]:
     finally:
         for s, h in before.items():
             signal.signal(s, h)
+        _PENDING.clear()
 
 
 def stop_on_signals() -> Any:
@@ -221,6 +236,7 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
             works, processors = [], []
             for name in names:
                 def tick(now_ns: int, name: str = name, done: int = k * span_ns) -> None:
+                    obey_pending_signal()
                     ticks[name](done + min(now_ns, span_ns))
                 one = _run_one(cfg, name, models, recorder, tick, folder / "cache", seed, bounds)
                 if "_work" in one:

@@ -104,13 +104,16 @@ def _in_process(folder: Path, monkeypatch: pytest.MonkeyPatch, sig: int,
 
 
 def _signal_when_rows(folder: Path, sig: int) -> None:
+    """Send ``sig`` once the journal holds rows, or after 120 s in any case: a run that has
+    not started by then is stopped rather than left running for its 100,000 s (the test then
+    fails on what it finds, instead of hanging)."""
     journal = folder / "requests.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if journal.exists() and journal.stat().st_size > 0:
-            os.kill(os.getpid(), sig)
-            return
+            break
         time.sleep(0.02)
+    os.kill(os.getpid(), sig)
 
 
 @pytest.mark.parametrize(("sig", "again", "code"),
@@ -192,3 +195,23 @@ def test_sigkill_leaves_journals_that_reading_converts(stopped: dict) -> None:
     run = load_run(folder)
     assert len(run.requests) >= len([ln for ln in lines[:-1] if ln.strip()])
     assert (folder / "requests.parquet").exists()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_signal_whose_exception_is_lost_still_stops_the_run() -> None:
+    """A handler's exception raised inside ``__del__`` is printed and dropped by Python; the
+    signal stays pending, and the run's progress callback (``obey_pending_signal``) raises."""
+    from harness.experiment import session
+
+    class Dropped:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(100_000):  # the handler runs here, and its exception is dropped
+                pass
+
+    with session.stop_on_signals():
+        obj = Dropped()
+        del obj
+        with pytest.raises(session.Interrupted):
+            session.obey_pending_signal()
+    session.obey_pending_signal()  # outside the block nothing is pending

@@ -9,7 +9,9 @@ way everything shown is computed from the folders' ``manifest.json`` and parquet
 
 A comparison is a :class:`Row`: the paper's value, ours as a mean with its 95% interval over
 seeds (:mod:`harness.reporting.stats`), their ratio with the interval scaled by the paper's
-value, and a note. :func:`emit` shows the rows and, under the driver, writes them to
+value, and a note. Where ours and the paper disagree (:func:`disagrees`: a ratio outside
+:data:`AGREE`, or ours missing) the note says why: :func:`why` adds a reason computed by the
+notebook from its runs, only to the rows that disagree. :func:`emit` shows the rows and, under the driver, writes them to
 ``report/summary/<artifact>.json`` for the report's summary table.
 
 A seed on which a baseline failed (out of memory, say: the manifest's ``runs``) is no
@@ -24,7 +26,7 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -183,6 +185,41 @@ class Row:
                 "n_seeds": self.ours.n, "ratio": self.ratio.mean,
                 "ratio_low": self.ratio.low, "ratio_high": self.ratio.high,
                 "failed": self.failed, "note": self.note}
+
+
+#: ours / paper inside this band (inclusive) agrees; outside it a row's note says why
+AGREE = (0.8, 1.25)
+
+
+def disagrees(row: Row) -> bool:
+    """The paper gives a value and ours is missing, failed, or its ratio is outside
+    :data:`AGREE` (a row without a paper value compares nothing)."""
+    if row.paper is None or math.isnan(row.paper):
+        return False
+    low, high = AGREE
+    r = row.ratio.mean
+    return math.isnan(r) or not low <= r <= high
+
+
+def why(row: Row, reason: str) -> Row:
+    """``row`` with ``reason`` appended to its note when it disagrees (else unchanged); an
+    empty reason (nothing the data shows) leaves the note alone."""
+    if not reason or not disagrees(row):
+        return row
+    return replace(row, note="; ".join(n for n in (row.note, reason) if n))
+
+
+def not_explained(checked: str) -> str:
+    """The note of a disagreement whose cause the runs do not show: what was checked."""
+    return f"not explained (checked: {checked})"
+
+
+def processors(device: str) -> list[object]:
+    """The device config's processors (their op-support rules), as the runs composed them."""
+    from harness.analyze import compose_config
+
+    conf, _ = compose_config([f"device={device}"])
+    return list(conf.device.processors)
 
 
 def interval(values: Iterable[float]) -> Interval:

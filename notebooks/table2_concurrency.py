@@ -71,7 +71,7 @@ def time_split(run: nb.Run) -> pd.DataFrame:
 
 split = pd.concat([time_split(r) for r in found], ignore_index=True)
 split = split.assign(processor_of=split["baseline"].str.removeprefix("tflite_on_"))
-split
+display(split)
 
 # %% [markdown]
 # ## Where ours and the paper disagree
@@ -82,9 +82,10 @@ split
 # copy's (the ratio is computed below for every row). The paper measured less than that on
 # the GPUs, the APU and the K50 Pro NPU (paper Table II: x4 is 1.03-2.53 x x1): the paper's
 # phones ran concurrent copies faster than one after another, by a mechanism the paper does not
-# describe and the twin, calibrated from one copy alone (the device YAMLs' header: never to the 2/4-copy columns), does not model. On the
-# P20 NPU and the Mi 6 DSP the paper measured *more* than serial (x2 at 3.1 and 5.9 x x1):
-# a cost per switch between copies that the twin has no mechanism for.
+# describe and the twin, calibrated from one copy alone (the device YAMLs' header: never to
+# the 2/4-copy columns), does not model. On the P20 NPU and the Mi 6 DSP the paper measured
+# *more* than serial (x2 at 3.1 and 5.9 x x1): a cost per switch between copies that the twin
+# has no mechanism for.
 #
 # *Fallback to the CPU.* A processor that takes none or only part of the model's ops runs
 # the rest on the CPU. The Mi 6's Hexagon delegate takes 8-bit tensors only and our

@@ -11,8 +11,9 @@ A comparison is a :class:`Row`: the paper's value, ours as a mean with its 95% i
 seeds (:mod:`harness.reporting.stats`), their ratio with the interval scaled by the paper's
 value, and a note. Where ours and the paper disagree (:func:`disagrees`: a ratio outside
 :data:`AGREE`, or ours missing) the note says why: :func:`why` adds a reason computed by the
-notebook from its runs, only to the rows that disagree. :func:`emit` shows the rows and, under the driver, writes them to
-``report/summary/<artifact>.json`` for the report's summary table.
+notebook from its runs, only to the rows that disagree. :func:`emit` shows the rows and,
+under the driver, writes them to ``report/summary/<artifact>.json`` for the report's summary
+table.
 
 A seed on which a baseline failed (out of memory, say: the manifest's ``runs``) is no
 measurement: :meth:`Run.scenario` leaves it out, and a baseline that failed on every seed

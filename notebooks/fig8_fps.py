@@ -77,27 +77,7 @@ for run in found:
 # this phone is not explained by our data.
 
 # %%
-def load(run: nb.Run, baseline: str) -> pd.DataFrame:
-    """Per processor: busy share (mean over seeds) and ms a frame on it, with the model
-    that takes most of it."""
-    sg = run.data.subgraphs
-    sg = sg[sg["baseline"] == baseline]
-    if sg.empty:
-        return pd.DataFrame(columns=["busy", "ms_per_frame", "model", "model_ms"])
-    sg = sg.assign(ms=(sg["end_ns"] - sg["start_ns"]) / 1e6)
-    span_ms = sg.groupby("seed").apply(
-        lambda g: (g["end_ns"].max() - g["start_ns"].min()) / 1e6, include_groups=False)
-    busy = (sg.groupby(["seed", "processor"])["ms"].sum() / span_ms).groupby("processor").mean()
-    requests = sg.groupby(["seed", "model"])["request_id"].nunique().groupby("model").sum()
-    per_model = sg.groupby(["processor", "model"])["ms"].sum()
-    per_model = per_model / requests.reindex(per_model.index.get_level_values("model")).values
-    top = per_model.groupby("processor").idxmax().map(lambda k: k[1])
-    return pd.DataFrame({"busy": busy, "ms_per_frame": per_model.groupby("processor").sum(),
-                         "model": top,
-                         "model_ms": per_model.groupby("processor").max()})
-
-
-loads = {(run.label, b): load(run, b) for run in found for b in run.baselines()}
+loads = {(run.label, b): nb.processor_load(run, b) for run in found for b in run.baselines()}
 for (label, baseline), frame in loads.items():
     if baseline in ("tflite", "band", "adms"):
         display(Markdown(f"**{label} {baseline}**"), frame.round(3))

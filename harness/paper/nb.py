@@ -223,6 +223,27 @@ def processors(device: str) -> list[object]:
     return list(conf.device.processors)
 
 
+def processor_load(run: Run, baseline: str) -> pd.DataFrame:
+    """Per processor, for one baseline: ``busy`` (its busy share of each seed's span of
+    subgraphs, mean over seeds), ``ms_per_frame`` (subgraph time there per request of every
+    model: a frame needs each model once, so FPS <= 1000 / it), and the ``model`` that takes
+    most of it with its ``model_ms``."""
+    sg = run.data.subgraphs
+    sg = sg[sg["baseline"] == baseline]
+    if sg.empty:
+        return pd.DataFrame(columns=["busy", "ms_per_frame", "model", "model_ms"])
+    sg = sg.assign(ms=(sg["end_ns"] - sg["start_ns"]) / 1e6)
+    span_ms = (sg.groupby("seed")["end_ns"].max() - sg.groupby("seed")["start_ns"].min()) / 1e6
+    busy = (sg.groupby(["seed", "processor"])["ms"].sum() / span_ms).groupby("processor").mean()
+    requests = sg.groupby(["seed", "model"])["request_id"].nunique().groupby("model").sum()
+    per_model = sg.groupby(["processor", "model"])["ms"].sum()
+    per_model = per_model / requests.reindex(per_model.index.get_level_values("model")).values
+    by_processor = per_model.groupby("processor")
+    return pd.DataFrame({"busy": busy, "ms_per_frame": by_processor.sum(),
+                         "model": by_processor.idxmax().map(lambda k: k[1]),
+                         "model_ms": by_processor.max()})
+
+
 def interval(values: Iterable[float]) -> Interval:
     return mean_ci([float(v) for v in values])
 

@@ -79,7 +79,8 @@ display(Image(filename=str(figures.save(fig, "Figure 9: SLO satisfaction vs SLO 
 # number busy), which slows memory-bound ops; the column `others_busy` is the mean number of
 # other processors busy when the model's subgraphs start. Throttling is shown too (the
 # share of sensor samples throttled). A model whose median latency is above 1.0 x its SLO
-# misses most requests. How much of a slower own time is the bandwidth split and how much the
+# misses most requests; one right at 1.00 x meets about half, since the twin's latency noise
+# (`noise_sigma` in the device YAML, lognormal) puts half its requests above the median. How much of a slower own time is the bandwidth split and how much the
 # other per-subgraph costs (boundary and delegate I/O copies, the scheduler's fixed cost per
 # dispatch) this split does not separate; the contention state is taken at each subgraph's
 # start (`devices/twin/device.py`), and the count above is at its recorded start. The paper

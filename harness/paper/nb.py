@@ -194,9 +194,12 @@ AGREE = (0.8, 1.25)
 
 def disagrees(row: Row) -> bool:
     """The paper gives a value and ours is missing, failed, or its ratio is outside
-    :data:`AGREE` (a row without a paper value compares nothing)."""
+    :data:`AGREE` (a row without a paper value compares nothing; the paper's 0 agrees with
+    ours 0 only)."""
     if row.paper is None or math.isnan(row.paper):
         return False
+    if row.paper == 0:
+        return row.ours.mean != 0
     low, high = AGREE
     r = row.ratio.mean
     return math.isnan(r) or not low <= r <= high

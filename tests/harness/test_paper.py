@@ -205,4 +205,5 @@ def test_why_notes_only_rows_that_disagree() -> None:
     assert nb.disagrees(missing) and nb.why(missing, "x").note == "x"
     assert not nb.disagrees(Row("t", "q", float("nan"), ours))
     assert nb.disagrees(Row("t", "q", 0.0, ours))  # the paper's 0 against ours
+    assert not nb.disagrees(Row("t", "q", 0.0, mean_ci([0.0, 0.0])))  # both 0
     assert nb.not_explained("a, b") == "not explained (checked: a, b)"

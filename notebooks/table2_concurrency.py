@@ -90,10 +90,11 @@ display(split)
 # *Fallback to the CPU.* A processor that takes none or only part of the model's ops runs
 # the rest on the CPU. The Mi 6's Hexagon delegate takes 8-bit tensors only and our
 # Table II runs the float MobileNetV1, so every op of `tflite_on_dsp` runs on the CPU: the
-# row is the CPU's latency, not the DSP's. The K50 Pro NPU rejects MEAN, RESHAPE and SOFTMAX
-# (`conf/device/k50pro.yaml` `reject_ops`, fitted to Table III), so one copy runs as NPU and
-# CPU subgraphs and pays a second NPU invoke, at least the 1 ms invoke floor
-# (`invoke_floor_us`), for a one-op NPU subgraph: x1 is above the 1.88 ms the NPU was calibrated to.
+# row is the CPU's latency, not the DSP's. The K50 Pro NPU rejects MEAN, RESHAPE, SOFTMAX
+# and others (`conf/device/k50pro.yaml` `reject_ops`, fitted to Table III), so one copy runs
+# as NPU and CPU subgraphs and pays a second NPU invoke, at least the 1 ms invoke floor
+# (`invoke_floor_us`), for a one-op NPU subgraph: x1 is above the 1.88 ms the NPU was
+# calibrated to.
 
 # %%
 PROCS = {d: {p.name: p for p in nb.processors(d)} for d in sorted(ours["device"].unique())}

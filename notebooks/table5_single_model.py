@@ -49,6 +49,73 @@ ours = pd.concat([rows_of(r) for r in found], ignore_index=True)
 ours.groupby(["model", "baseline"]).mean(numeric_only=True).drop(columns="seed")
 
 # %% [markdown]
+# ## Where ours and the paper disagree
+#
+# *Latency.* The twin's costs are roofline costs whose efficiency is calibrated to one number
+# per processor: MobileNetV1 alone, paper Table II (1.88 ms on the K50 Pro NPU). Our
+# MobileNetV1 spends that on the NPU (computed below), but the paper's Table V gives the same
+# model on the same phone 17.35 ms under Band and 12.19 ms under ADMS, about 6-9 x its own
+# Table II: the two tables of the paper do not agree under one cost model, and the twin
+# follows Table II. The other models' latencies have no single-model target of their own on
+# this phone, so their gaps (MobileNetV2 as far off as MobileNetV1; YoloV3 above the paper)
+# are not explained beyond where the time goes.
+#
+# *Subgraph counts.* Band's counts are the plans of Table III (see that notebook for the
+# op-support reasons); where the paper's Table V differs from its own Table III for the same
+# model (YoloV3: 2 unit subgraphs in Table III, 65 in Table V) the note quotes Table III.
+# ADMS's counts follow the windows its tuner chose per processor (in the run's manifest): an
+# accelerator run shorter than its window is left to the CPU, so a window of 16 on every
+# accelerator leaves ICN_quant one unit.
+
+# %%
+TABLE3 = {r.model: r for r in paper.TABLE3}
+
+
+def time_split(run: nb.Run) -> pd.DataFrame:
+    """Per model, baseline and processor: ms of subgraphs per request."""
+    sg = run.data.subgraphs
+    sg = sg.assign(ms=(sg["end_ns"] - sg["start_ns"]) / 1e6)
+    return sg.groupby(["model", "baseline", "seed", "request_id", "processor"])["ms"].sum(
+    ).groupby(["model", "baseline", "processor"]).mean().reset_index()
+
+
+split = pd.concat([time_split(r) for r in found], ignore_index=True)
+windows: dict[tuple[str, str], dict[str, int]] = {}
+for run in found:
+    for baseline, by_seed in run.data.manifest["runs"].items():
+        for facts in by_seed.values():
+            for model, meta in facts.get("plan_meta", {}).items():
+                windows[(model, baseline)] = meta.get("windows", {})
+
+
+def where(model: str, baseline: str) -> str:
+    part = split[(split["model"] == model) & (split["baseline"] == baseline)]
+    return " + ".join(f"{r.processor} {r.ms:.2f}" for r in part.itertuples()) + " ms"
+
+
+def why_latency(ref: paper.Table5Row, baseline: str) -> str:
+    ran = f"per request {where(ref.model, baseline)}"
+    t2 = [r.latency_ms[1] for r in paper.table2(found[0].identity.device) if "NPU" in r.accelerator]
+    if ref.model == "mobilenet_v1" and t2:
+        return (f"{ran}; twin calibrated to paper Table II NPU {t2[0]} ms; paper Table V is "
+                f"{ref.latency_ms[baseline] / t2[0]:.1f} x that")
+    return nb.not_explained(f"{ran}; twin calibrated only to Table II's MobileNetV1")
+
+
+def why_count(ref: paper.Table5Row, baseline: str, what: str) -> str:
+    mine = ours[(ours["model"] == ref.model) & (ours["baseline"] == baseline)]["unit"]
+    if baseline == "adms":
+        if what == "merged" and len(mine) and float(mine.mean()) == ref.unit[baseline]:
+            return nb.not_explained(f"{ref.unit[baseline]} unit subgraphs as in the paper")
+        w = windows.get((ref.model, baseline), {})
+        return ("tuned windows " + ", ".join(f"{p} {n}" for p, n in w.items() if p != "cpu")
+                + ": shorter accelerator runs go to the CPU")
+    t3 = TABLE3.get(ref.model)
+    return (f"our Table III plan (see there); paper Table III: {getattr(t3, what)} {what} "
+            "for this model" if t3 else "")
+
+
+# %% [markdown]
 # ## Beside the paper
 
 # %%
@@ -60,12 +127,15 @@ for ref in paper.TABLE5:
             continue
         kind = found[0].kind
         rows += [
-            nb.Row("table5", f"{ref.paper_name} {baseline} latency", ref.latency_ms[baseline],
-                   nb.interval(mine["latency_mean_ms"]), "ms", kind=kind),
-            nb.Row("table5", f"{ref.paper_name} {baseline} unit subgraphs", ref.unit[baseline],
-                   nb.interval(mine["unit"]), kind=kind),
-            nb.Row("table5", f"{ref.paper_name} {baseline} merged subgraphs",
-                   ref.merged[baseline], nb.interval(mine["merged"]), kind=kind)]
+            nb.why(nb.Row("table5", f"{ref.paper_name} {baseline} latency",
+                          ref.latency_ms[baseline], nb.interval(mine["latency_mean_ms"]),
+                          "ms", kind=kind), why_latency(ref, baseline)),
+            nb.why(nb.Row("table5", f"{ref.paper_name} {baseline} unit subgraphs",
+                          ref.unit[baseline], nb.interval(mine["unit"]), kind=kind),
+                   why_count(ref, baseline, "unit")),
+            nb.why(nb.Row("table5", f"{ref.paper_name} {baseline} merged subgraphs",
+                          ref.merged[baseline], nb.interval(mine["merged"]), kind=kind),
+                   why_count(ref, baseline, "merged"))]
 nb.emit("table5", rows)
 
 # %%

@@ -9,8 +9,11 @@ way everything shown is computed from the folders' ``manifest.json`` and parquet
 
 A comparison is a :class:`Row`: the paper's value, ours as a mean with its 95% interval over
 seeds (:mod:`harness.reporting.stats`), their ratio with the interval scaled by the paper's
-value, and a note. :func:`emit` shows the rows and, under the driver, writes them to
-``report/summary/<artifact>.json`` for the report's summary table.
+value, and a note. Where ours and the paper disagree (:func:`disagrees`: a ratio outside
+:data:`AGREE`, or ours missing) the note says why: :func:`why` adds a reason computed by the
+notebook from its runs, only to the rows that disagree. :func:`emit` shows the rows and,
+under the driver, writes them to ``report/summary/<artifact>.json`` for the report's summary
+table.
 
 A seed on which a baseline failed (out of memory, say: the manifest's ``runs``) is no
 measurement: :meth:`Run.scenario` leaves it out, and a baseline that failed on every seed
@@ -24,7 +27,7 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -183,6 +186,65 @@ class Row:
                 "n_seeds": self.ours.n, "ratio": self.ratio.mean,
                 "ratio_low": self.ratio.low, "ratio_high": self.ratio.high,
                 "failed": self.failed, "note": self.note}
+
+
+#: ours / paper inside this band (inclusive) agrees; outside it a row's note says why
+AGREE = (0.8, 1.25)
+
+
+def disagrees(row: Row) -> bool:
+    """The paper gives a value and ours is missing, failed, or its ratio is outside
+    :data:`AGREE` (a row without a paper value compares nothing; the paper's 0 agrees with
+    ours 0 only)."""
+    if row.paper is None or math.isnan(row.paper):
+        return False
+    if row.paper == 0:
+        return row.ours.mean != 0
+    low, high = AGREE
+    r = row.ratio.mean
+    return math.isnan(r) or not low <= r <= high
+
+
+def why(row: Row, reason: str) -> Row:
+    """``row`` with ``reason`` appended to its note when it disagrees (else unchanged); an
+    empty reason (nothing the data shows) leaves the note alone."""
+    if not reason or not disagrees(row):
+        return row
+    return replace(row, note="; ".join(n for n in (row.note, reason) if n))
+
+
+def not_explained(checked: str) -> str:
+    """The note of a disagreement whose cause the runs do not show: what was checked."""
+    return f"not explained (checked: {checked})"
+
+
+def processors(device: str) -> list[object]:
+    """The device config's processors (their op-support rules), as the runs composed them."""
+    from harness.analyze import compose_config
+
+    conf, _ = compose_config([f"device={device}"])
+    return list(conf.device.processors)
+
+
+def processor_load(run: Run, baseline: str) -> pd.DataFrame:
+    """Per processor, for one baseline: ``busy`` (its busy share of each seed's span of
+    subgraphs, mean over seeds), ``ms_per_frame`` (subgraph time there per request of every
+    model: a frame needs each model once, so FPS <= 1000 / it), and the ``model`` that takes
+    most of it with its ``model_ms``."""
+    sg = run.data.subgraphs
+    sg = sg[sg["baseline"] == baseline]
+    if sg.empty:
+        return pd.DataFrame(columns=["busy", "ms_per_frame", "model", "model_ms"])
+    sg = sg.assign(ms=(sg["end_ns"] - sg["start_ns"]) / 1e6)
+    span_ms = (sg.groupby("seed")["end_ns"].max() - sg.groupby("seed")["start_ns"].min()) / 1e6
+    busy = (sg.groupby(["seed", "processor"])["ms"].sum() / span_ms).groupby("processor").mean()
+    requests = sg.groupby(["seed", "model"])["request_id"].nunique().groupby("model").sum()
+    per_model = sg.groupby(["processor", "model"])["ms"].sum()
+    per_model = per_model / requests.reindex(per_model.index.get_level_values("model")).values
+    by_processor = per_model.groupby("processor")
+    return pd.DataFrame({"busy": busy, "ms_per_frame": by_processor.sum(),
+                         "model": by_processor.idxmax().map(lambda k: k[1]),
+                         "model_ms": by_processor.max()})
 
 
 def interval(values: Iterable[float]) -> Interval:

@@ -193,3 +193,31 @@ def test_a_failed_baseline_shows_as_failed_in_the_summary() -> None:
     assert nb.table([row])["ours (mean ± 95% CI)"][0] == cells[4]
     measured = Row("fig8", "q", 5.0, mean_ci([4.0, 6.0]), failed="x (seed 1 of 3)")
     assert html.summary_cells(measured.record())[4].startswith("5 ± ")  # ours stays a number
+
+
+def test_why_notes_only_rows_that_disagree() -> None:
+    ours = mean_ci([9.0, 11.0])
+    close, far = Row("t", "q", 11.0, ours, note="n"), Row("t", "q", 40.0, ours, note="n")
+    assert nb.why(close, "because").note == "n"
+    assert nb.why(far, "because").note == "n; because"
+    assert nb.why(far, "").note == "n"
+    missing = Row("t", "q", 5.0, mean_ci([]), failed="out of memory")
+    assert nb.disagrees(missing) and nb.why(missing, "x").note == "x"
+    assert not nb.disagrees(Row("t", "q", float("nan"), ours))
+    assert nb.disagrees(Row("t", "q", 0.0, ours))  # the paper's 0 against ours
+    assert not nb.disagrees(Row("t", "q", 0.0, mean_ci([0.0, 0.0])))  # both 0
+    assert nb.not_explained("a, b") == "not explained (checked: a, b)"
+
+
+def test_processor_load_bounds_fps_by_the_busiest_processor() -> None:
+    ms = 1_000_000
+    sg = pd.DataFrame({"baseline": "b", "seed": 0, "request_id": [0, 1, 2, 3],
+                       "model": ["m", "n", "m", "n"], "processor": ["gpu", "cpu", "gpu", "cpu"],
+                       "start_ns": [0, 0, 10 * ms, 10 * ms],
+                       "end_ns": [8 * ms, 2 * ms, 18 * ms, 12 * ms]})
+    run = SimpleNamespace(data=SimpleNamespace(subgraphs=sg))
+    load = nb.processor_load(run, "b")  # type: ignore[arg-type]
+    assert load.loc["gpu", "busy"] == pytest.approx(16 / 18)
+    assert load.loc["gpu", "ms_per_frame"] == pytest.approx(8.0)
+    assert load.loc["cpu", "model"] == "n"
+    assert nb.processor_load(run, "other").empty  # type: ignore[arg-type]

@@ -48,7 +48,8 @@ def test_full_mode_follows_the_paper() -> None:
     assert all("run=[tflite,band_best,adms]" in s.overrides for s in plan.specs_of(cfg, "fig8"))
     ablations, no_partition = plan.specs_of(cfg, "ablations")
     assert ("run=[band,adms,adms_window1,adms_no_monitor,adms_no_priority,adms_eqs_only,"
-            "adms_strict,adms_work_conserving,adms_no_partition]" in ablations.overrides)
+            "adms_strict,adms_work_conserving,adms_no_partition,adms_selfish]"
+            in ablations.overrides)
     assert {"scenario=ros", "run=[band_best,adms,adms_no_partition]"} <= set(
         no_partition.overrides)
     table2 = plan.specs_of(cfg, "table2")

@@ -11,6 +11,7 @@ would type it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import subprocess
 import sys
@@ -91,12 +92,20 @@ def test_composes_validates_and_dry_runs(name: str, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # a dry run records nothing
 
 
+@functools.cache
+def sweep_runs(name: str) -> list[tuple[list[str], RunConf]]:
+    """Every sweep point of ``name`` with its composed, typed config (composed once: a
+    point costs about a second of Hydra)."""
+    return [(point, to_object(compose_raw([f"+experiment={name}", *point]), RunConf))
+            for point in sweep_points(name)]
+
+
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_every_sweep_point_validates(name: str) -> None:
     known = set(zoo.names())
-    points = sweep_points(name)
-    for point in points:
-        run: RunConf = to_object(compose_raw([f"+experiment={name}", *point]), RunConf)
+    runs = sweep_runs(name)
+    points = [point for point, _ in runs]
+    for point, run in runs:
         assert set(run.scenario.models) <= known, point
         assert len(set(run.scenario.models)) == len(run.scenario.models), point
     for key, values in SWEEPS.get(name, {}).items():
@@ -105,10 +114,7 @@ def test_every_sweep_point_validates(name: str) -> None:
 
 
 def test_concurrency_sweeps_four_to_thirteen_distinct_models() -> None:
-    sizes = []
-    for point in sweep_points("concurrency"):
-        run: RunConf = to_object(compose_raw(["+experiment=concurrency", *point]), RunConf)
-        sizes.append(len(run.scenario.models))
+    sizes = [len(run.scenario.models) for _, run in sweep_runs("concurrency")]
     assert sizes == list(range(4, 14))
 
 
@@ -127,6 +133,7 @@ def test_paper_fig8_multirun_launches_its_four_panels(tmp_path: Path) -> None:
         assert f"device={device} (twin) scenario={scenario}" in done.stdout
 
 
+@pytest.mark.slow  # the paper_fig8 multirun above already goes through the command line
 def test_command_line_sweep_is_accepted(tmp_path: Path) -> None:
     done = multirun(tmp_path, "+experiment=paper_fig8", "device=k50pro,p20", "scenario=frs")
     assert done.returncode == 0, done.stderr[-2000:]

@@ -1,4 +1,9 @@
-"""`python -m harness`: bad input ends in one line on stderr, exit code 2, no traceback."""
+"""`python -m harness`: bad input ends in one line on stderr, exit code 2, no traceback.
+
+Two cases run as real ``python -m harness`` processes (an unknown device, a bad sweep value
+under ``-m``); the others call the same ``main()`` in this process with ``sys.argv`` set, and
+read its exit code and its stderr (a subprocess per case costs seconds of imports).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.__main__ import main
 from tests.fixtures.paths import REPO
 
 ROOT = REPO
@@ -32,21 +38,38 @@ def assert_user_error(proc: subprocess.CompletedProcess[str], *needles: str) -> 
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["baselines.band.scheduler=fastest_first"], ["fastest_first"]),
         (["device=pixel9"], ["pixel9"]),
-        (["scenario.slo_multiplier=-1", "run=[adms]"], ["slo_multiplier", "-1"]),
-        (["scenario.models=[mobilenet_v2,resnet999]"], ["resnet999"]),
-        (["run=[adms,magic]"], ["magic"]),
-        (["scenario.models=[mobilenet_v1,mobilenet_v1]"], ["mobilenet_v1", "more than once"]),
-        (["device=adb"], ["adms", "cannot run on a phone", "twin"]),
         (["-m", "seed.base=0,1", "scenario.duration_s=-"], ["scenario.duration_s"]),
-        (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["peak_gflops"]),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
     args: list[str], needles: list[str], tmp_path: Path
 ) -> None:
     assert_user_error(run_harness(*args, f"hydra.run.dir={tmp_path}", cwd=ROOT), *needles)
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["baselines.band.scheduler=fastest_first"], ["fastest_first"]),
+        (["scenario.slo_multiplier=-1", "run=[adms]"], ["slo_multiplier", "-1"]),
+        (["scenario.models=[mobilenet_v2,resnet999]"], ["resnet999"]),
+        (["run=[adms,magic]"], ["magic"]),
+        (["scenario.models=[mobilenet_v1,mobilenet_v1]"], ["mobilenet_v1", "more than once"]),
+        (["device=adb"], ["adms", "cannot run on a phone", "twin"]),
+        (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["peak_gflops"]),
+    ],
+)
+def test_bad_input_in_process_is_one_line_and_exit_2(
+    args: list[str], needles: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "argv", ["harness", *args, f"hydra.run.dir={tmp_path}"])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    err = capsys.readouterr().err
+    assert_user_error(subprocess.CompletedProcess(args, ended.value.code, "", err), *needles)
 
 
 def test_dry_run_prints_the_plan_and_measures_nothing(tmp_path: Path) -> None:

@@ -69,7 +69,9 @@ def test_bad_input_in_process_is_one_line_and_exit_2(
     with pytest.raises(SystemExit) as ended:
         main()
     err = capsys.readouterr().err
-    assert_user_error(subprocess.CompletedProcess(args, ended.value.code, "", err), *needles)
+    code = ended.value.code
+    assert isinstance(code, int), code
+    assert_user_error(subprocess.CompletedProcess(args, code, "", err), *needles)
 
 
 def test_dry_run_prints_the_plan_and_measures_nothing(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.analyze import run
+from harness.analyze import main, run
 from tests.baselines.band.test_analyzer import FIG5
 from tests.fixtures.paths import REPO
 
@@ -81,13 +81,19 @@ def test_sweep_defaults_to_results_analyze_device(fig5_args: list[str], tmp_path
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
-    fig5_args: list[str], args: list[str], needles: list[str]
+    fig5_args: list[str], args: list[str], needles: list[str],
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    proc = analyze_cli(*fig5_args, *args)
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    """The command's ``main`` in this process (``test_missing_profile_is_a_user_error`` and
+    the sweep tests run it as a real process)."""
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit) as ended:
+        main([*fig5_args, *args])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2, err
+    assert "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert all(n in lines[0] for n in needles), lines[0]
 
 

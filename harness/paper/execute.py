@@ -30,9 +30,10 @@ class Executed:
 
 
 def kernel_env(out: Path) -> dict[str, str]:
-    """This process's environment with ``PAPER_OUT`` and this checkout on ``PYTHONPATH``."""
+    """This process's environment with ``PAPER_OUT`` (absolute: the kernel's working
+    directory is ``out/report``) and this checkout on ``PYTHONPATH``."""
     env = dict(os.environ)
-    env["PAPER_OUT"] = str(out)
+    env["PAPER_OUT"] = str(out.resolve())
     paths = [str(ROOT), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
@@ -55,7 +56,7 @@ def execute(artifact: str, name: str, out: Path, timeout_s: int = 1800) -> Execu
     (workdir / "summary" / f"{artifact}.json").unlink(missing_ok=True)  # no stale rows
     notebook = jupytext.read(NOTEBOOKS / f"{name}.py")
     client = nbclient.NotebookClient(notebook, timeout=timeout_s, kernel_name="python3",
-                                     resources={"metadata": {"path": str(workdir)}})
+                                     resources={"metadata": {"path": str(workdir.resolve())}})
     error = ""
     saved = dict(os.environ)
     os.environ.update(kernel_env(out))  # the kernel subprocess inherits this environment

@@ -41,6 +41,8 @@ from harness.reporting.summary import failed_runs, without_failed
 
 ENV_OUT = "PAPER_OUT"
 ENV_DEVICE = "PAPER_DEVICE"
+#: set (to the folder) when a notebook opened alone made its own output folder
+ENV_ALONE = "PAPER_OUT_ALONE"
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,13 @@ def out_dir() -> Path:
         return Path(given)
     path = Path(tempfile.mkdtemp(prefix="paper-"))
     os.environ[ENV_OUT] = str(path)
+    os.environ[ENV_ALONE] = str(path)
     return path
+
+
+def alone() -> bool:
+    """The notebook was opened alone (no driver): :func:`out_dir` made its folder."""
+    return bool(os.environ.get(ENV_ALONE)) and os.environ.get(ENV_ALONE) == os.environ.get(ENV_OUT)
 
 
 def runs(artifact: str) -> list[Run]:
@@ -114,6 +122,9 @@ def runs(artifact: str) -> list[Run]:
     index_path = out / "index.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
     if artifact not in index:
+        if not alone():  # under the driver: never stand in fast runs for the real ones
+            raise RuntimeError(f"{index_path} lists no runs for {artifact}: the driver "
+                               f"(python -m harness.paper) writes it before the notebooks")
         from harness.paper.build import build_runs
 
         build_runs([f"device={os.environ.get(ENV_DEVICE, 'k50pro')}", "mode=fast",

@@ -222,3 +222,24 @@ def test_processor_load_bounds_fps_by_the_busiest_processor() -> None:
     assert load.loc["gpu", "ms_per_frame"] == pytest.approx(8.0)
     assert load.loc["cpu", "model"] == "n"
     assert nb.processor_load(run, "other").empty  # type: ignore[arg-type]
+
+
+def test_the_kernel_gets_an_absolute_out_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                             ) -> None:
+    """The default out_dir is relative (results/paper/<device>/<mode>) and the kernel runs in
+    ``out/report``: a relative PAPER_OUT made every notebook miss the index and build its own
+    fast runs under report/results/ (found on the first default full run)."""
+    from harness.paper.execute import kernel_env
+
+    monkeypatch.chdir(tmp_path)
+    env = kernel_env(Path("results/paper/k50pro/full"))
+    assert env["PAPER_OUT"] == str(tmp_path / "results" / "paper" / "k50pro" / "full")
+
+
+def test_under_the_driver_a_missing_index_is_an_error(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(nb.ENV_OUT, str(tmp_path))
+    monkeypatch.delenv(nb.ENV_ALONE, raising=False)
+    with pytest.raises(RuntimeError, match="lists no runs for fig9"):
+        nb.runs("fig9")
+    assert not (tmp_path / "runs").exists()  # no fast runs stood in

@@ -366,8 +366,9 @@ class AdmsScheduler:
             return jobs
         out: list[_Job] = []
         for item in jobs:
-            contended = [(p, only[p] - (len(item.options) == 1)) for p in item.options
-                         if only.get(p, 0) - (len(item.options) == 1) > 0]
+            own = int(len(item.options) == 1)  # the job itself is one of ``only``'s
+            contended = [(p, only.get(p, 0) - own) for p in item.options
+                         if only.get(p, 0) - own > 0]
             if not contended:
                 out.append(item)
                 continue

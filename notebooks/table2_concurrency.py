@@ -61,12 +61,8 @@ ours.groupby(["device", "processor", "copies"])["latency_mean_ms"].agg(["mean", 
 # %%
 def time_split(run: nb.Run) -> pd.DataFrame:
     """Per baseline and processor: subgraphs per request and ms per request."""
-    sg = run.data.subgraphs
-    sg = sg.assign(ms=(sg["end_ns"] - sg["start_ns"]) / 1e6)
-    per_req = sg.groupby(["baseline", "seed", "request_id", "processor"])["ms"].agg(
-        ["size", "sum"]).groupby(["baseline", "processor"]).mean()
-    return per_req.rename(columns={"size": "subgraphs", "sum": "ms"}).reset_index().assign(
-        device=run.identity.device, copies=copies(run.label))
+    return nb.request_time(run, ["baseline"]).assign(device=run.identity.device,
+                                                     copies=copies(run.label))
 
 
 split = pd.concat([time_split(r) for r in found], ignore_index=True)

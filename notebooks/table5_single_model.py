@@ -71,15 +71,8 @@ ours.groupby(["model", "baseline"]).mean(numeric_only=True).drop(columns="seed")
 TABLE3 = {r.model: r for r in paper.TABLE3}
 
 
-def time_split(run: nb.Run) -> pd.DataFrame:
-    """Per model, baseline and processor: ms of subgraphs per request."""
-    sg = run.data.subgraphs
-    sg = sg.assign(ms=(sg["end_ns"] - sg["start_ns"]) / 1e6)
-    return sg.groupby(["model", "baseline", "seed", "request_id", "processor"])["ms"].sum(
-    ).groupby(["model", "baseline", "processor"]).mean().reset_index()
-
-
-split = pd.concat([time_split(r) for r in found], ignore_index=True)
+split = pd.concat([nb.request_time(r, ["model", "baseline"]).drop(columns="subgraphs")
+                   for r in found], ignore_index=True)  # ms of subgraphs per request
 windows: dict[tuple[str, str], dict[str, int]] = {}
 for run in found:
     for baseline, by_seed in run.data.manifest["runs"].items():

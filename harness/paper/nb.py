@@ -237,6 +237,16 @@ def processors(device: str) -> list[object]:
     return list(conf.device.processors)
 
 
+def request_time(run: Run, by: list[str]) -> pd.DataFrame:
+    """Per ``by`` (columns of the subgraph rows, e.g. ``["baseline"]``) and processor: the
+    ``subgraphs`` a request ran there and their ``ms``, each a mean over requests."""
+    sg = run.data.subgraphs
+    sg = sg.assign(ms=(sg["end_ns"] - sg["start_ns"]) / 1e6)
+    per_req = sg.groupby([*by, "seed", "request_id", "processor"])["ms"].agg(["size", "sum"])
+    return per_req.groupby([*by, "processor"]).mean().rename(
+        columns={"size": "subgraphs", "sum": "ms"}).reset_index()
+
+
 def processor_load(run: Run, baseline: str) -> pd.DataFrame:
     """Per processor, for one baseline: ``busy`` (its busy share of each seed's span of
     subgraphs, mean over seeds), ``ms_per_frame`` (subgraph time there per request of every

@@ -10,6 +10,15 @@ whose plans did not load (out of memory) adds none.
 
 A twin's profile is deterministic, so bounds are computed once per distinct set of costs
 (:class:`BoundCache`); a host's are measured, so they differ from seed to seed.
+
+**The as-run bound** (``as_run``) is the same LP over a baseline's own plans, each subgraph
+that ran priced at its *mean latency in the run* instead of its profile (handoffs 0: a
+measured time already holds what its input copies cost there; a subgraph that never ran keeps
+its profile and handoff). It is not a bound on anything another run could do; it separates
+the two reasons a run falls short of the profile bound: subgraphs that ran slower than alone
+(processors contending for memory, the harness's own threads, a twin's copies and overheads),
+which lower the as-run bound itself, and the schedule (idle processors, the split of work),
+which is the gap between FPS and the as-run bound.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from dataclasses import dataclass
 from harness.reporting.bound import Bound, ModelWork, frame_rate_bound
 from harness.seams.device import Device
 from harness.seams.plan import ModelPlan
+from harness.seams.records import Completion
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +54,36 @@ def work_of(device: Device, plans: Mapping[str, ModelPlan],
             digest.update(f"{model}|{sg.processor}|{sorted(sg.ops)}|{sg.units}|"
                           f"{cost[(0, sg.index)]}|{handoff[(0, sg.index)]};".encode())
     return Work(models, digest.hexdigest())
+
+
+class Timings:
+    """Each subgraph's measured latencies in one run: (model, subgraph index) -> [sum ns,
+    count] of the completions that succeeded."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, int], list[int]] = {}
+
+    def add(self, completion: Completion) -> None:
+        if completion.ok:
+            sg = completion.subgraph
+            got = self.seen.setdefault((sg.model, sg.index), [0, 0])
+            got[0] += completion.end_ns - completion.start_ns
+            got[1] += 1
+
+
+def as_run(work: Work, timings: Timings) -> Work:
+    """``work`` (one plan per model) with every subgraph that ran priced at its mean
+    measured latency and no handoff (module docstring); the rest unchanged."""
+    models: dict[str, ModelWork] = {}
+    for model, mw in work.models.items():
+        cost, handoff = dict(mw.cost_ns), dict(mw.handoff_ns)
+        for sg in mw.plans[0].subgraphs:
+            got = timings.seen.get((model, sg.index))
+            if got and got[1] > 0:
+                cost[(0, sg.index)] = max(1, got[0] // got[1])
+                handoff[(0, sg.index)] = 0
+        models[model] = ModelWork(mw.plans, cost, handoff)
+    return Work(models, "")
 
 
 def union(works: Sequence[Work]) -> Work:

@@ -73,6 +73,9 @@ GAP = 1e-9
 #: a safety stop; chains are finite and never added twice, so rounds end well before it
 MAX_ROUNDS = 10_000
 
+#: a chain's subgraphs: (plan position, subgraph indices in chain order)
+Path = tuple[int, tuple[int, ...]]
+
 
 @dataclass(frozen=True, slots=True)
 class ModelWork:
@@ -100,6 +103,9 @@ class Bound:
     #: columns of the flow program of the module docstring (every f[s, q], and F); the
     #: solver works on chains and never builds it
     variables: int
+    #: model -> (plan position, subgraph index) -> inferences per second through that
+    #: subgraph at the optimum (only subgraphs with flow); one optimum of possibly several
+    flow: Mapping[str, Mapping[tuple[int, int], float]] = field(default_factory=dict)
 
 
 def handoff_bytes(graph: ModelGraph, plan: ModelPlan, subgraph: Subgraph) -> int:
@@ -143,23 +149,23 @@ def _generate(master: _Chains, networks: Sequence[Sequence[_Network]],
     that optimum: F and the chain rates."""
     ones = np.ones(len(caps))
     for m, nets in enumerate(networks):
-        master.add(m, _cheapest(nets, ones)[1])
+        master.add(m, *_cheapest(nets, ones)[1:])
     for _ in range(MAX_ROUNDS):
         frames, x, y, lam = master.solve(caps)
         priced = [_cheapest(nets, y) for nets in networks]
-        total = sum(cost for cost, _ in priced)
+        total = sum(cost for cost, _, _ in priced)
         if total > 0 and float(caps @ y) / total <= frames * (1 + GAP):
             return frames, x
-        added = [master.add(m, work) for m, (cost, work) in enumerate(priced)
+        added = [master.add(m, work, path) for m, (cost, work, path) in enumerate(priced)
                  if cost < lam[m] * (1 - GAP)]
         if not any(added):
             return frames, x
     raise UserError(f"the frame-rate program did not converge in {MAX_ROUNDS} rounds")
 
 
-def _cheapest(nets: Sequence[_Network], y: np.ndarray) -> tuple[float, np.ndarray]:
+def _cheapest(nets: Sequence[_Network], y: np.ndarray) -> tuple[float, np.ndarray, Path]:
     """The cheapest chain of a model over all its plans at prices ``y``: (price, seconds on
-    each processor)."""
+    each processor, its subgraphs)."""
     return min((net.cheapest(y) for net in nets), key=lambda found: found[0])
 
 
@@ -206,15 +212,16 @@ def _subgraph_time(model: str, position: int, sg: Subgraph, work: ModelWork) -> 
 
 def _plan_table(model: str, position: int, plan: ModelPlan, work: ModelWork,
                 index: Mapping[str, int]) -> np.ndarray:
-    """One row per subgraph, ordered by first unit: first, last, processor, cost, handoff."""
+    """One row per subgraph, ordered by first unit: first, last, processor, cost, handoff,
+    the subgraph's index in its plan."""
     rows = []
     for sg in plan.subgraphs:
         if sg.processor not in index:
             raise UserError(f"model {model!r}: subgraph {sg.index} of plan {position} runs on "
                             f"{sg.processor!r}, not among the processors {list(index)}")
         rows.append((sg.first_unit, sg.last_unit, index[sg.processor],
-                     *_subgraph_time(model, position, sg, work)))
-    table = np.array(rows, dtype=np.int64).reshape(-1, 5)
+                     *_subgraph_time(model, position, sg, work), sg.index))
+    table = np.array(rows, dtype=np.int64).reshape(-1, 6)
     return table[np.argsort(table[:, 0], kind="stable")]
 
 
@@ -251,11 +258,15 @@ class _Network:
     units: int
     #: how many f[s, q] the flow program gives this plan
     arcs: int
+    #: the plan's position among its model's plans, and each row's subgraph index in it
+    position: int
+    sg_index: np.ndarray
 
     @classmethod
     def of(cls, model: str, position: int, plan: ModelPlan, work: ModelWork,
            index: Mapping[str, int]) -> _Network:
-        first, last, proc, cost, handoff = _plan_table(model, position, plan, work, index).T
+        first, last, proc, cost, handoff, sg_index = _plan_table(model, position, plan, work,
+                                                                 index).T
         n, width = plan.num_units, len(index)
         _check_chain(model, position, n, first, last)
         made = np.zeros((n + 1, width), dtype=bool)
@@ -267,11 +278,11 @@ class _Network:
             _Group(int(first[a]), width, np.arange(a, b), proc[a:b], cost_s[a:b],
                    handoff_s[a:b], (last[a:b] + 1) * width + proc[a:b])
             for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(first)], strict=True))
-        return cls(proc, cost_s, handoff_s, groups, width, n, arcs)
+        return cls(proc, cost_s, handoff_s, groups, width, n, arcs, position, sg_index)
 
-    def cheapest(self, y: np.ndarray) -> tuple[float, np.ndarray]:
+    def cheapest(self, y: np.ndarray) -> tuple[float, np.ndarray, Path]:
         """The chain of least price ``sum_p y[p] * seconds on p``: (price, seconds on each
-        processor). A shortest path on the DAG, boundary by boundary."""
+        processor, its subgraphs). A shortest path on the DAG, boundary by boundary."""
         w, n = self.width, self.units
         dist = np.full((n + 1) * w, np.inf)
         via = np.full((2, (n + 1) * w), -1)  # per node: last subgraph, the node it came from
@@ -282,18 +293,21 @@ class _Network:
             won = (price < before) & (price <= dist[g.ends])
             via[0, g.ends[won]], via[1, g.ends[won]] = g.ids[won], came[won]
         end = n * w + int(np.argmin(dist[n * w:]))
-        return float(dist[end]), self._seconds(via, end)
+        return (float(dist[end]), *self._walk(via, end))
 
-    def _seconds(self, via: np.ndarray, node: int) -> np.ndarray:
-        """Seconds on each processor of the chain that ends at ``node``, walked back."""
+    def _walk(self, via: np.ndarray, node: int) -> tuple[np.ndarray, Path]:
+        """Seconds on each processor of the chain that ends at ``node``, walked back, and
+        its subgraphs."""
         seconds = np.zeros(self.width)
+        rows: list[int] = []
         while node >= 0:
             s, came = via[0, node], via[1, node]
             p = self.proc[s]
             moved = came >= 0 and came % self.width != p
             seconds[p] += self.cost_s[s] + (self.handoff_s[s] if moved else 0.0)
+            rows.append(int(s))
             node = came
-        return seconds
+        return seconds, (self.position, tuple(int(self.sg_index[r]) for r in reversed(rows)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,9 +349,10 @@ class _Chains:
         self.width, self.models = width, models
         self.model: list[int] = []
         self.seconds: list[np.ndarray] = []
+        self.paths: list[Path] = []
         self._seen: set[tuple[int, bytes]] = set()
 
-    def add(self, model: int, seconds: np.ndarray) -> bool:
+    def add(self, model: int, seconds: np.ndarray, path: Path) -> bool:
         """Add a chain unless one with the same seconds is there; whether it was added."""
         key = (model, seconds.tobytes())
         if key in self._seen:
@@ -345,6 +360,7 @@ class _Chains:
         self._seen.add(key)
         self.model.append(model)
         self.seconds.append(seconds)
+        self.paths.append(path)
         return True
 
     def solve(self, caps: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
@@ -373,10 +389,16 @@ class _Chains:
         np.add.at(per, np.array(self.model), x[:, None] * np.array(self.seconds))
         totals = per.sum(axis=1, keepdims=True)
         share = np.divide(per, totals, out=np.zeros_like(per), where=totals > 0)
+        flow: list[dict[tuple[int, int], float]] = [{} for _ in models]
+        for m, (position, subgraphs), rate in zip(self.model, self.paths, x, strict=True):
+            if rate > 0:
+                for i in subgraphs:
+                    flow[m][(position, i)] = flow[m].get((position, i), 0.0) + float(rate)
         return Bound(
             frames_per_s=frames,
             busy={p: float(b) for p, b in zip(names, per.sum(axis=0), strict=True)},
             share={m: {p: float(s) for p, s in zip(names, row, strict=True)}
                    for m, row in zip(models, share, strict=True)},
             variables=variables,
+            flow=dict(zip(models, flow, strict=True)),
         )

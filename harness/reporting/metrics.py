@@ -130,8 +130,11 @@ def _with_phone_runs(scenario: pd.DataFrame, run: RunData) -> pd.DataFrame:
 def with_manifest_facts(scenario: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
     """Per (baseline, seed): ``bound_fps``, the run's frame-rate bound over every plan that
     loaded (manifest ``bound``); ``bound_pct``, FPS as a percentage of it; ``own_bound_fps``,
-    the bound over the baseline's own plans; ``plan_subgraphs``, the subgraphs its plans hold
-    (manifest ``runs``). NaN where the manifest lacks them."""
+    the bound over the baseline's own plans; ``as_run_bound_fps``, that bound with each
+    subgraph priced at its mean latency in the run (:mod:`harness.experiment.bounds`), and
+    ``as_run_pct``, FPS as a percentage of it (how much of what the run's own latencies allowed
+    the schedule got); ``plan_subgraphs``, the subgraphs its plans hold (manifest ``runs``).
+    NaN where the manifest lacks them."""
     if scenario.empty:
         return scenario
     runs = manifest.get("runs") or {}
@@ -149,6 +152,8 @@ def with_manifest_facts(scenario: pd.DataFrame, manifest: Mapping[str, Any]) -> 
     out["bound_fps"] = [fps_of(bound.get(str(s))) for _, s in pairs]
     out["bound_pct"] = 100 * out["fps"] / out["bound_fps"]
     out["own_bound_fps"] = [fps_of(fact(b, s).get("bound")) for b, s in pairs]
+    out["as_run_bound_fps"] = [fps_of(fact(b, s).get("as_run_bound")) for b, s in pairs]
+    out["as_run_pct"] = 100 * out["fps"] / out["as_run_bound_fps"]
     out["plan_subgraphs"] = [_plan_subgraphs(fact(b, s)) for b, s in pairs]
     return out
 

@@ -24,7 +24,8 @@ from harness.reporting.metrics import Metrics
 from harness.reporting.stats import Interval, mean_ci, ratio_ci
 
 #: the scenario metrics a summary carries (when a run has them)
-MEASURES = ("fps", "bound_fps", "bound_pct", "own_bound_fps", "latency_mean_ms",
+MEASURES = ("fps", "bound_fps", "bound_pct", "own_bound_fps", "as_run_bound_fps", "as_run_pct",
+            "latency_mean_ms",
             "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "slo_pct", "dropped", "failed",
             "unfinished", "subgraphs", "plan_subgraphs", "utilization", "mean_power_w",
             "peak_power_w", "energy_per_frame_j", "frames_per_joule", "peak_temperature_c",

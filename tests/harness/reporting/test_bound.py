@@ -192,6 +192,9 @@ def test_a_unit_only_the_cpu_supports() -> None:
     assert b.busy == pytest.approx({"cpu": 1.0, "gpu": 1.0})
     # the flow program: u0 on cpu, u0 on gpu, u1 entered from cpu or from gpu, and F
     assert b.variables == 5 == flow_program(["cpu", "gpu"], {"m": work("m", *TWO_UNITS)})[1]
+    # the optimum is unique, and so are the flows: 25 frames/s start on cpu, 125 on gpu,
+    # all 150 run unit 1 on cpu
+    assert b.flow == {"m": pytest.approx({(0, 0): 25.0, (0, 1): 125.0, (0, 2): 150.0})}
 
 
 def test_a_handoff_lowers_the_bound_as_computed() -> None:
@@ -408,6 +411,33 @@ def test_at_most_capacity_over_the_cheapest_work(scenario: Scenario) -> None:
     tight = min(cheapest_per_processor_bound(names, w, caps) for w in models.values())
     assert b.frames_per_s <= tight * (1 + 1e-9)
     assert b.frames_per_s <= total_work_bound(names, models, caps) * (1 + 1e-9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(scenarios())
+def test_the_flows_carry_every_frame_and_make_the_busy_time(scenario: Scenario) -> None:
+    """Per model, the flows into the sink sum to F and a boundary's inflow is its outflow;
+    per processor, flows times costs without the handoffs are at most its busy time."""
+    b, _ = solved(scenario)
+    names, models, _ = scenario
+    lower = dict.fromkeys(names, 0.0)
+    for model, w in models.items():
+        flow = b.flow[model]
+        assert all(f > 0 for f in flow.values())
+        for position, mp in enumerate(w.plans):
+            through = np.zeros(mp.num_units + 1)
+            for sg in mp.subgraphs:
+                f = flow.get((position, sg.index), 0.0)
+                through[sg.first_unit] -= f
+                through[sg.last_unit + 1] += f
+                lower[sg.processor] += f * w.cost_ns[(position, sg.index)] / S
+            assert through[1:-1] == pytest.approx(np.zeros(mp.num_units - 1), abs=1e-6)
+            if len(w.plans) == 1:
+                assert through[-1] == pytest.approx(b.frames_per_s, rel=1e-6)
+        ends = sum(flow.get((i, sg.index), 0.0) for i, mp in enumerate(w.plans)
+                   for sg in mp.subgraphs if sg.last_unit + 1 == mp.num_units)
+        assert ends == pytest.approx(b.frames_per_s, rel=1e-6)
+    assert all(lower[p] <= b.busy[p] + 1e-6 for p in names)
 
 
 @settings(max_examples=80, deadline=None)

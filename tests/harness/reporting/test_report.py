@@ -71,12 +71,14 @@ def test_markdown_has_title_header_and_rows(tmp_path: Path) -> None:
 def test_the_bound_and_failures_are_printed_under_the_table(tmp_path: Path) -> None:
     manifest = {"bound": {"7": {"frames_per_s": 80.0}},
                 "runs": {"band7": {"7": {"failed": "out of memory on k50pro: 9 subgraphs"}},
-                         "adms": {"7": {"bound": {"frames_per_s": 70.0}}}}}
+                         "adms": {"7": {"bound": {"frames_per_s": 70.0},
+                                        "as_run_bound": {"frames_per_s": 50.0}}}}}
     run = small_run(tmp_path, manifest=manifest)
     table, _identity = report.report_table(run)
     rows = table.set_index("baseline")
     assert rows.loc["adms", "bound_fps"] == 80.0 and rows.loc["adms", "own_bound_fps"] == 70.0
     assert rows.loc["adms", "bound_pct"] == pytest.approx(100 * rows.loc["adms", "fps"] / 80)
+    assert rows.loc["adms", "as_run_pct"] == pytest.approx(100 * rows.loc["adms", "fps"] / 50)
     out = io.StringIO()
     report.print_comparison(run, Console(file=out, width=200))
     text = out.getvalue()

@@ -72,6 +72,13 @@ class AdmsConf(BaselineConf):
     # their finishing times); false: the extent that finishes its own model first, which on
     # equal processors keeps a model whole on the one that also runs the others' CPU-only ops
     exclusive_aware: bool = True
+    # the project's addition: split each model's work over the processors as the frame-rate
+    # bound's linear program does (harness/reporting/bound.py, solved once per run from the
+    # profiles): at each unit boundary a job runs the subgraph the LP's optimum uses that is
+    # furthest behind its share of the LP's flow there (a deficit count), so a model the LP
+    # splits between processors alternates in the LP's proportions; false: the
+    # earliest-finish choice alone picks the processor and extent
+    lp_split: bool = False
     # literal work conservation (conf/baseline/adms_work_conserving.yaml): a processor that
     # is no job's earliest-finishing choice still takes the best-scoring job it can run;
     # false (the default): it stays idle until some job ends there first

@@ -24,6 +24,7 @@ from adms.config import AdmsConf
 from adms.scheduler import AdmsScheduler
 from adms.tuner import Tuned, WindowTuner
 from baselines.band.estimator import LatencyEstimator
+from harness.reporting.bound import ModelWork, frame_rate_bound
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
@@ -90,6 +91,24 @@ class AdmsPolicy:
         self.estimator.seed(profile)
         for model in plans:
             self.scheduler.forget(model)
+        if self.conf.lp_split:
+            self.scheduler.set_split(plans, self.lp_flow(plans, profile))
+
+    def lp_flow(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
+                ) -> dict[str, dict[int, float]]:
+        """``lp_split``: model -> subgraph index -> frames per second through it at the
+        optimum of the frame-rate bound over these plans, priced by ``profile`` and the
+        device's handoffs (one frame: one inference of every model)."""
+        handoff = self.tuner.handoff_fn
+        work = {model: ModelWork(
+            (plan,), {(0, sg.index): max(1, int(profile[(model, sg.index)]))
+                      for sg in plan.subgraphs},
+            {} if handoff is None else {(0, sg.index): int(handoff(plan, sg))
+                                        for sg in plan.subgraphs})
+            for model, plan in plans.items()}
+        processors = sorted({sg.processor for plan in plans.values() for sg in plan.subgraphs})
+        bound = frame_rate_bound(processors, work)
+        return {model: {i: f for (_, i), f in flow.items()} for model, flow in bound.flow.items()}
 
     def schedule(self, view: SchedulerView) -> Decision:
         return self.scheduler.schedule(view)

@@ -47,7 +47,11 @@ runs) minimising its model's finish plus the number of such jobs times the time 
 processor: the head's sum of finishing times, so a job takes the shared processor only for
 what must run there; and the earliest-finish projection counts such jobs' next subgraphs on
 their only processor first, so a job with a choice goes elsewhere rather than make them wait.
-With ``work_conserving`` (a variant), when no idle processor is any job's
+With ``lp_split`` (a variant, the project's addition) a job at a unit boundary the
+frame-rate LP's optimum passes has one option: the subgraph of the optimum there that is
+furthest behind its share of the LP's flow (a deficit count over the run's assignments), so a
+model the LP splits between processors alternates in its proportions; on the twins it is worse
+than the earliest-finish choice (README). With ``work_conserving`` (a variant), when no idle processor is any job's
 earliest choice, the first idle processor that can run a job of the head takes its
 lowest-scoring one anyway. After each assignment the processor's waiting time grows by the
 subgraph's expected latency and the search starts again, until no idle processor takes a
@@ -148,6 +152,25 @@ class AdmsScheduler:
         self._preferences: dict[str, tuple[object, bool, tuple[bool, float, float]]] = {}
         #: the current decision's counted work: candidates weighed, tables re-derived
         self._work = 0
+        #: ``lp_split``: model -> unit -> (subgraph, its share of the LP's flow there)
+        self._split: dict[str, dict[int, tuple[tuple[Subgraph, float], ...]]] = {}
+        #: ``lp_split``: times each (model, subgraph index) was assigned, and (model, unit)
+        self._chosen: dict[tuple[str, int], int] = {}
+        self._at: dict[tuple[str, int], int] = {}
+
+    def set_split(self, plans: Mapping[str, ModelPlan],
+                  flow: Mapping[str, Mapping[int, float]]) -> None:
+        """The LP's flow per model and subgraph index (``lp_split``), normalised per unit
+        boundary; assignment counts start again."""
+        self._split, self._chosen, self._at = {}, {}, {}
+        for model, plan in plans.items():
+            by_unit: dict[int, list[tuple[Subgraph, float]]] = {}
+            for sg in plan.subgraphs:
+                if flow.get(model, {}).get(sg.index, 0.0) > 0:
+                    by_unit.setdefault(sg.first_unit, []).append((sg, flow[model][sg.index]))
+            self._split[model] = {
+                u: tuple((sg, f / sum(f for _, f in entries)) for sg, f in entries)
+                for u, entries in by_unit.items()}
 
     def cost(self, sg: Subgraph) -> int:
         return self.estimator.expected((sg.model, sg.index))
@@ -336,6 +359,8 @@ class AdmsScheduler:
                 for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
         if self.conf.exclusive_aware:
             jobs = self._spare_exclusive(jobs, view)
+        if self._split:
+            jobs = [self._steer(item, view) for item in jobs]
         drops: tuple[int, ...] = ()
         if self.conf.shed:
             jobs, drops = self._shed(jobs, view)
@@ -349,9 +374,39 @@ class AdmsScheduler:
                 break
             name, k, sg = pick
             out.append(Assignment(jobs.pop(k).job.job_id, sg))
+            if self._split:
+                self._count(sg)
             waiting[name] += self.cost(sg)
             free = [f for f in free if f[0] != name]
         return Decision(tuple(out), drops, work=self._work + len(jobs))
+
+    def _steer(self, item: _Job, view: SchedulerView) -> _Job:
+        """``lp_split``: the job with one option, the subgraph the LP's optimum uses at its
+        next unit that is furthest behind its share (share x (assignments there + 1) -
+        its own assignments; ties: the larger share, then the lower index). Unchanged where
+        the LP's optimum never starts a subgraph, or when that subgraph's processor is not
+        among the job's allowed ones (hot)."""
+        model, unit = item.job.model, item.job.next_unit
+        targets = self._split.get(model, {}).get(unit)
+        if not targets:
+            return item
+        made = self._at.get((model, unit), 0) + 1
+        self._work += len(targets)
+        _, _, _, sg = max((share * made - self._chosen.get((model, sg.index), 0), share,
+                           -sg.index, sg) for sg, share in targets)
+        if sg.processor not in item.options:
+            return item
+        rest = self.rest(view.plans[model])
+        return replace(item, options={sg.processor: (self.cost(sg) + int(rest[sg.last_unit + 1]),
+                                                     sg)})
+
+    def _count(self, sg: Subgraph) -> None:
+        """Count an assignment toward ``lp_split``'s deficits."""
+        if sg.first_unit in self._split.get(sg.model, {}):
+            key = (sg.model, sg.index)
+            self._chosen[key] = self._chosen.get(key, 0) + 1
+            at = (sg.model, sg.first_unit)
+            self._at[at] = self._at.get(at, 0) + 1
 
     def _spare_exclusive(self, jobs: list[_Job], view: SchedulerView) -> list[_Job]:
         """``jobs`` with, on each processor that other examined jobs can run nowhere else, the

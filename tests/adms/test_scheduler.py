@@ -275,6 +275,37 @@ def test_work_others_can_run_nowhere_else_is_counted_first() -> None:
         assert sorted(placed(d)) == expected
 
 
+def test_lp_split_alternates_in_the_lps_proportions() -> None:
+    """m: unit 0 on the cpu (4 ms) or the gpu (8 ms), unit 1 only on the cpu (6 ms). The
+    frame-rate LP (tests/harness/reporting/test_bound.py works it by hand) starts 25 of its
+    150 frames/s on the cpu and 125 on the gpu: a 1 : 5 split. With ``lp_split`` six jobs, one
+    at a time on an idle device, follow the deficit count (gpu, gpu, gpu by the larger share
+    at the tie, cpu, gpu, gpu); without it each takes the earliest finish, the cpu (10 ms
+    against 14). A job at unit 1 has the LP's one subgraph there either way."""
+    plans, prof = merge(plan("m", [("cpu", 0, 0, 4 * MS), ("gpu", 0, 0, 8 * MS),
+                                   ("cpu", 1, 1, 6 * MS)]))
+    for split, expected in ((True, ["gpu", "gpu", "gpu", "cpu", "gpu", "gpu"]),
+                            (False, ["cpu"] * 6)):
+        policy = AdmsPolicy(AdmsConf(lp_split=split), lambda p, sg: 1, "dev", None)
+        policy.prepare(plans, prof)
+        got = [placed(policy.schedule(view([job(k, "m")], [pv("cpu"), pv("gpu")], plans)))
+               for k in range(6)]
+        assert got == [[(k, p)] for k, p in enumerate(expected)]
+        assert placed(policy.schedule(view([job(9, "m", next_unit=1)], [pv("cpu"), pv("gpu")],
+                                           plans))) == [(9, "cpu")]
+
+
+def test_lp_split_waits_for_the_lps_processor() -> None:
+    """The same model with the gpu busy for 50 ms: ``lp_split`` keeps the first job queued
+    for the gpu (its share there is behind) while the idle cpu takes nothing."""
+    plans, prof = merge(plan("m", [("cpu", 0, 0, 4 * MS), ("gpu", 0, 0, 8 * MS),
+                                   ("cpu", 1, 1, 6 * MS)]))
+    policy = AdmsPolicy(AdmsConf(lp_split=True), lambda p, sg: 1, "dev", None)
+    policy.prepare(plans, prof)
+    d = policy.schedule(view([job(0, "m")], [pv("cpu"), pv("gpu", busy_ms=50)], plans))
+    assert d.assignments == ()
+
+
 # -- the policy -------------------------------------------------------------------------------
 
 

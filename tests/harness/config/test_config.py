@@ -70,6 +70,7 @@ NAMED: dict[str, dict[str, object]] = {
     "adms_window1": {"window_size": 1, "earliest_finish": True},
     "adms_no_partition": {"partition": False, "queue_aware": True},
     "adms_selfish": {"exclusive_aware": False, "queue_aware": True},
+    "adms_lp_split": {"lp_split": True, "exclusive_aware": True},
     "adms_no_monitor": {"use_monitor": False, "window_size": 0},
     "adms_no_priority": {"alpha": 0.0, "gamma": 0.0, "delta": 0.0, "use_monitor": True},
     "threads": {"kernel": "xnnpack", "threads": 1, "cores": None},

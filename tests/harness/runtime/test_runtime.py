@@ -250,7 +250,7 @@ def twin_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str
     def get(device: str, scenario: str) -> Run:
         if (device, scenario) not in done:
             cfg = compose_run(f"device={device}", f"scenario={scenario}",
-                              f"run=[{','.join(RUN_BASELINES)}]", *SHORT)
+                              f"run=[{','.join(baselines_of(device, scenario))}]", *SHORT)
             folder = tmp_path_factory.mktemp(f"{device}_{scenario}")
             data, facts = run_baselines(cfg, folder, cache_dir)
             done[(device, scenario)] = (data, facts, cfg)
@@ -316,11 +316,21 @@ def num_units(run: Run, baseline: str) -> dict[str, int]:
     return {m: c.unit for m, c in facts.get("plans", {}).items()}
 
 
-#: Band at minimum subgraph size 1 may be killed for memory on k50pro ROS (38,556 loaded
-#: interpreters and the arenas it touches); Band-7 runs everywhere
+#: Band-7 runs everywhere, beside the default baselines
 RUN_BASELINES = (*BASELINES, "band7")
+
+
+def baselines_of(device: str, scenario: str) -> tuple[str, ...]:
+    """The baselines a case runs: on k50pro ROS not Band at size 1, which loads 38,556
+    interpreters there to be killed for memory (the longest run of the module; that failure
+    is shown by tests/notebooks/test_notebooks.py)."""
+    if (device, scenario) == ("k50pro", "ros"):
+        return tuple(b for b in RUN_BASELINES if b != "band")
+    return RUN_BASELINES
+
+
 BASELINE_CASES = [pytest.param(d, s, b, id=f"{d}-{s}-{b}") for d, s in CASES
-                  for b in RUN_BASELINES]
+                  for b in baselines_of(d, s)]
 
 
 @pytest.mark.parametrize(("device", "scenario", "baseline"), BASELINE_CASES)
@@ -328,10 +338,7 @@ def test_every_model_finishes_requests(device: str, scenario: str, baseline: str
                                        twin_run: Callable[[str, str], Run]) -> None:
     run = twin_run(device, scenario)
     req, sub = rows_of(run, baseline)
-    if "failed" in run[1][baseline]:  # killed mid-run: only for memory, rows kept so far
-        assert (device, scenario, baseline) == ("k50pro", "ros", "band")
-        assert run[1][baseline]["failed"].startswith(f"out of memory on {device} at ")
-        return
+    assert "failed" not in run[1][baseline]
     ok = req[req["status"] == "ok"]
     assert set(ok["model"]) == set(run[2].scenario.models)
     assert len(sub) >= len(ok) > 0

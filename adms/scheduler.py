@@ -129,6 +129,24 @@ class _Job:
     enqueue_ms: float
     avg_ms: float
     remaining_ms: float
+    #: eq. (2) at this decision's time (it does not depend on the processor)
+    wait: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """What every job of one kind (model, next unit) shares while the estimates behind the
+    model's table and options hold: cached per kind, dropped with the model's options."""
+
+    plan: ModelPlan
+    #: the hot processors the options were filtered for
+    hot: frozenset[str]
+    options: Mapping[str, Option]
+    #: T_avg, ns and ms
+    avg_ns: int
+    avg_ms: float
+    #: C_remaining, ms
+    remaining_ms: float
 
 
 class AdmsScheduler:
@@ -142,15 +160,23 @@ class AdmsScheduler:
             raise ValueError(f"loop_call_size must be >= 1, got {conf.loop_call_size}")
         self.conf, self.estimator = conf, estimator
         self.implicit_slo_factor = implicit_slo_factor
+        self._expected = estimator.expected
         self._tables: dict[str, ChainTable] = {}
-        self._options: dict[tuple[str, int], dict[str, Option]] = {}
+        #: model -> next unit -> its options (:meth:`options`); a model's entry is dropped
+        #: when its table is re-derived or forgotten (:meth:`_drop_options`)
+        self._options: dict[str, dict[int, dict[str, Option]]] = {}
+        #: model -> next unit -> the kind's shared facts (:meth:`_kind`); dropped with the
+        #: model's options, so it never outlives the table and options it was read from
+        self._kinds: dict[str, dict[int, _Kind]] = {}
         #: processor -> (the reading, idle, its preference key) of the last decision
         self._preferences: dict[str, tuple[object, bool, tuple[bool, float, float]]] = {}
+        #: processor -> (the reading, near throttling) of the last decision
+        self._hot: dict[str, tuple[object, bool]] = {}
         #: the current decision's counted work: candidates weighed, tables re-derived
         self._work = 0
 
     def cost(self, sg: Subgraph) -> int:
-        return self.estimator.expected((sg.model, sg.index))
+        return self._expected((sg.model, sg.index))
 
     def forget(self, model: str) -> None:
         """Drop cached latencies of ``model`` (its estimates changed)."""
@@ -167,8 +193,8 @@ class AdmsScheduler:
             self._drop_options(subgraph.model)
 
     def _drop_options(self, model: str) -> None:
-        for key in [k for k in self._options if k[0] == model]:
-            del self._options[key]
+        self._options.pop(model, None)
+        self._kinds.pop(model, None)
 
     def rest(self, plan: ModelPlan) -> np.ndarray:
         """``rest[u]``: fastest ns from unit u to the end on a free device (cached)."""
@@ -181,8 +207,10 @@ class AdmsScheduler:
 
     def options(self, plan: ModelPlan, next_unit: int) -> dict[str, Option]:
         """Processor -> the fastest way to finish the model starting there (cached)."""
-        key = (plan.model, next_unit)
-        cached = self._options.get(key)
+        by_unit = self._options.get(plan.model)
+        if by_unit is None:
+            by_unit = self._options[plan.model] = {}
+        cached = by_unit.get(next_unit)
         if cached is None:
             rest, cached = self.rest(plan), {}
             self._work += len(plan.candidates(next_unit))
@@ -190,11 +218,12 @@ class AdmsScheduler:
                 ns = self.cost(sg) + int(rest[sg.last_unit + 1])
                 if sg.processor not in cached or ns < cached[sg.processor][0]:
                     cached[sg.processor] = (ns, sg)
-            self._options[key] = cached
+            by_unit[next_unit] = cached
         return cached
 
-    def _allowed(self, plan: ModelPlan, job: JobView, hot: frozenset[str]) -> Mapping[str, Option]:
-        opts = self.options(plan, job.next_unit)
+    def _allowed(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]
+                 ) -> Mapping[str, Option]:
+        opts = self.options(plan, next_unit)
         if not hot or hot.isdisjoint(opts):
             return opts
         cool = {p: o for p, o in opts.items() if p not in hot}
@@ -211,26 +240,40 @@ class AdmsScheduler:
             return budget / NS_PER_MS
         return (job.request.arrival_ns + budget - now_ns) / NS_PER_MS
 
-    def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str]) -> _Job:
-        plan = view.plans[job.model]
+    def _kind(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]) -> _Kind:
+        """The shared facts of jobs of ``plan``'s model at ``next_unit`` (cached: valid while
+        the model's options are, for the same plan and hot processors)."""
+        by_unit = self._kinds.get(plan.model)
+        kind = None if by_unit is None else by_unit.get(next_unit)
+        if kind is not None and kind.plan is plan and kind.hot == hot:
+            return kind
         rest = self.rest(plan)
         avg_ns = int(rest[0])
-        return _Job(position, job, self._allowed(plan, job, hot),
-                    self._slo_ms(job, avg_ns, view.now_ns), job.enqueue_ns / NS_PER_MS,
-                    avg_ns / NS_PER_MS, int(rest[job.next_unit]) / NS_PER_MS)
+        kind = _Kind(plan, hot, self._allowed(plan, next_unit, hot), avg_ns,
+                     avg_ns / NS_PER_MS, int(rest[next_unit]) / NS_PER_MS)
+        self._kinds.setdefault(plan.model, {})[next_unit] = kind
+        return kind
 
-    def _score(self, item: _Job, latency_ns: int, load: float, now_ms: float) -> float:
-        """Eq. (4) for ``item`` on a processor with ``load``, finishing ``latency_ns`` from
-        now (``B_max`` = 1: load is a fraction)."""
+    def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str],
+             now_ms: float) -> _Job:
+        kind = self._kind(view.plans[job.request.model], job.next_unit, hot)
+        enqueue_ms = job.enqueue_ns / NS_PER_MS
+        return _Job(position, job, kind.options, self._slo_ms(job, kind.avg_ns, view.now_ns),
+                    enqueue_ms, kind.avg_ms, kind.remaining_ms,
+                    wait_term(self.conf.alpha, now_ms, enqueue_ms, kind.avg_ms))
+
+    def _score(self, item: _Job, latency_ns: int, resource: float) -> float:
+        """Eq. (4) for ``item`` finishing ``latency_ns`` from now on a processor whose
+        ``resource`` factor is ``δ (2 B_cur − B_max) / B_max``: :func:`priority`'s sum, in
+        its order, with eq. (2) taken from the job (computed once per decision)."""
         latency_ms = latency_ns / NS_PER_MS
         slo_ms = latency_ms if item.slo_ms is None else item.slo_ms  # None: term is 0
-        return priority(self.conf, slo_ms=slo_ms, latency_ms=latency_ms,
-                        now_ms=now_ms, enqueue_ms=item.enqueue_ms, avg_ms=item.avg_ms,
-                        load=load, capacity=1.0, remaining_ms=item.remaining_ms)
+        return (self.conf.gamma * (slo_ms - latency_ms) + item.wait
+                + resource * item.remaining_ms)
 
     def _lowest(
         self, name: str, load: float, jobs: Sequence[_Job], waiting: Mapping[str, int],
-        now_ms: float, soonest: Sequence[int] | None, reserved: Mapping[str, int],
+        soonest: Sequence[int] | None, reserved: Mapping[str, int],
     ) -> tuple[int, Subgraph] | None:
         """The lowest-scoring job processor ``name`` can run (only those it finishes no later
         than ``soonest`` when that is given, a job with other options counting the work
@@ -238,15 +281,18 @@ class AdmsScheduler:
         best: tuple[float, int, int, int, Subgraph] | None = None
         self._work += len(jobs)
         held = reserved.get(name, 0)
+        here = waiting[name]
+        # eq. (3)'s factor on this processor (B_max = 1: load is a fraction)
+        resource = self.conf.delta * ((2.0 * load - 1.0) / 1.0)
         for k, item in enumerate(jobs):
             opt = item.options.get(name)
             if opt is None:
                 continue
             ahead = held if len(item.options) > 1 else 0
-            if soonest is not None and waiting[name] + ahead + opt[0] > soonest[k]:
+            if soonest is not None and here + ahead + opt[0] > soonest[k]:
                 continue
-            finish = waiting[name] + opt[0]
-            key = (self._score(item, finish, load, now_ms), finish, item.position)
+            finish = here + opt[0]
+            key = (self._score(item, finish, resource), finish, item.position)
             if best is None or key < best[:3]:
                 best = (*key, k, opt[1])
         return None if best is None else (best[3], best[4])
@@ -254,27 +300,45 @@ class AdmsScheduler:
     def _idle_by_preference(self, view: SchedulerView) -> list[tuple[str, float]]:
         """(name, load) of the idle processors, preferred first."""
         margin = self.conf.thermal_margin_c
-        ranked = sorted((*self._preference(p, margin), k, p.name)
-                        for k, p in enumerate(view.processors) if p.idle)
-        return [(name, load) for _, load, _, _, name in ranked]
+        ranked = [(self._preference(p, margin), k, p.processor.name)
+                  for k, p in enumerate(view.processors) if p.idle]
+        if len(ranked) > 1:
+            ranked.sort()  # (the key, then device order: names are never compared)
+        return [(name, key[1]) for key, _, name in ranked]
 
     def _preference(self, proc: ProcessorView, margin: float) -> tuple[bool, float, float]:
         """:func:`~adms.monitor.preference` of the processor as seen, kept while its reading
         is the same object (a reading lasts a sensor interval, over many decisions)."""
         state = proc.state if self.conf.use_monitor else None
-        hit = self._preferences.get(proc.name)
+        hit = self._preferences.get(proc.processor.name)
         if hit is not None and hit[0] is state and hit[1] == proc.idle:
             return hit[2]
         key = preference(self._seen(proc), margin)
-        self._preferences[proc.name] = (state, proc.idle, key)
+        self._preferences[proc.processor.name] = (state, proc.idle, key)
         return key
 
     def _seen(self, proc: ProcessorView) -> ProcessorView:
         """The processor as the scheduler sees it: without the monitor, no sensor state."""
         return proc if self.conf.use_monitor else replace(proc, state=None)
 
+    def _hot_set(self, view: SchedulerView) -> frozenset[str]:
+        """The processors near throttling (none without the monitor); each one's answer is
+        kept while its reading is the same object."""
+        if not self.conf.use_monitor:
+            return frozenset()
+        margin = self.conf.thermal_margin_c
+        hot: list[str] = []
+        for p in view.processors:
+            name, state = p.processor.name, p.state
+            hit = self._hot.get(name)
+            if hit is None or hit[0] is not state:
+                hit = self._hot[name] = (state, near_throttle(state, margin))
+            if hit[1]:
+                hot.append(name)
+        return frozenset(hot)
+
     def _pick(self, free: Sequence[tuple[str, float]], jobs: Sequence[_Job],
-              waiting: Mapping[str, int], now_ms: float) -> tuple[str, int, Subgraph] | None:
+              waiting: Mapping[str, int]) -> tuple[str, int, Subgraph] | None:
         """The next (processor, job index, subgraph): the first idle processor, by preference,
         that is some job's earliest-finishing choice takes its lowest-scoring such job; when
         no idle processor is, and ``work_conserving``, the first that can run any job takes
@@ -289,7 +353,7 @@ class AdmsScheduler:
             passes = [None]
         for limit in passes:
             for name, load in free:
-                got = self._lowest(name, load, jobs, waiting, now_ms, limit, reserved)
+                got = self._lowest(name, load, jobs, waiting, limit, reserved)
                 if got is not None:
                     return name, got[0], got[1]
         return None
@@ -310,41 +374,48 @@ class AdmsScheduler:
         next subgraphs of the jobs ahead of it in the examined head, each counted on the
         processor where it would end first (a list-scheduling projection in queue order). A
         job with a choice also counts the work ``reserved`` for jobs that have none
-        (``exclusive_aware``): they are projected first."""
+        (``exclusive_aware``): they are projected first. Ties go to the processor whose
+        name sorts first."""
         projected = dict(waiting)
+        queue_aware = self.conf.queue_aware
         out: list[int] = []
         for item in jobs:
             if not item.options:
                 out.append(0)
                 continue
             extra = reserved if len(item.options) > 1 else {}
-            name, (ns, sg) = min(
-                item.options.items(),
-                key=lambda po: (projected[po[0]] + extra.get(po[0], 0) + po[1][0], po[0]))
-            out.append(projected[name] + extra.get(name, 0) + ns)
-            if self.conf.queue_aware and not (reserved and len(item.options) == 1):
-                projected[name] += self.cost(sg)  # (a reserved job is counted already)
+            best = ""
+            best_ns = 0
+            best_sg: Subgraph | None = None
+            for name, (ns, sg) in item.options.items():
+                end = projected[name] + extra.get(name, 0) + ns
+                if best_sg is None or end < best_ns or (end == best_ns and name < best):
+                    best, best_ns, best_sg = name, end, sg
+            assert best_sg is not None
+            out.append(best_ns)
+            if queue_aware and not (reserved and len(item.options) == 1):
+                projected[best] += self.cost(best_sg)  # (a reserved job is counted already)
         self._work += len(jobs)
         return out
 
     def schedule(self, view: SchedulerView) -> Decision:
         self._work = 0
-        margin = self.conf.thermal_margin_c
-        hot = frozenset(p.name for p in view.processors
-                        if self.conf.use_monitor and near_throttle(p.state, margin))
-        jobs = [self._job(k, j, view, hot)
+        now_ns = view.now_ns
+        now_ms = now_ns / NS_PER_MS
+        hot = self._hot_set(view)
+        jobs = [self._job(k, j, view, hot, now_ms)
                 for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
         if self.conf.exclusive_aware:
             jobs = self._spare_exclusive(jobs, view)
         drops: tuple[int, ...] = ()
         if self.conf.shed:
             jobs, drops = self._shed(jobs, view)
-        waiting = {p.name: 0 if p.idle else max(0, p.available_ns - view.now_ns)
+        waiting = {p.processor.name: 0 if p.idle else max(0, p.available_ns - now_ns)
                    for p in view.processors}
         free = self._idle_by_preference(view)
         out: list[Assignment] = []
         while jobs and free:
-            pick = self._pick(free, jobs, waiting, view.now_ns / NS_PER_MS)
+            pick = self._pick(free, jobs, waiting)
             if pick is None:
                 break
             name, k, sg = pick

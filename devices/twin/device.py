@@ -89,6 +89,8 @@ class TwinDevice:
         #: (job id, request id) -> tensor index -> processor that produced it
         self._where: dict[tuple[int, int], dict[int, str]] = {}
         self._busy = [False] * len(self.spec.processors)
+        #: how many of ``_busy`` are True
+        self._n_busy = 0
         self.heat = Heat(self.spec.device, self.spec.processors, int(env.now))
         self._last_read = (int(env.now), self.heat.busy_ns.copy(), self.heat.energy_j.copy())
         #: resident memory: every loaded subgraph's interpreter (and weight copy), and the
@@ -306,7 +308,7 @@ class TwinDevice:
     def _state_latency(self, i: int, subgraph: Subgraph) -> float:
         """The subgraph's latency in the present state (its processor's DVFS level, how
         many others are busy): computed once per subgraph and state, then looked up."""
-        others = sum(self._busy) - self._busy[i]
+        others = self._n_busy - self._busy[i]
         level = self.heat.governor.level[i]
         key = (id(subgraph), level, others)
         hit = self._state_ns.get(key)
@@ -372,6 +374,7 @@ class TwinDevice:
         """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it."""
         i = facts.i
         self._busy[i] = True
+        self._n_busy += 1
         self.heat.busy(i, start_ns)
         event = self.env.timeout(end_ns - int(self.env.now))
         event.callbacks.append(lambda _: self._end(facts, job_id, request, start_ns, ok,
@@ -393,6 +396,7 @@ class TwinDevice:
         i = facts.i
         self.heat.idle(i, end_ns)
         self._busy[i] = False
+        self._n_busy -= 1
         if ok:
             self._record_outputs((job_id, request.request_id), facts)
         else:

@@ -126,6 +126,11 @@ class QueueView(Sequence[JobView]):
 
     def __getitem__(self, index: int | slice) -> JobView | tuple[JobView, ...]:
         if isinstance(index, slice):
+            if index.start is None and index.step is None and index.stop is not None \
+                    and index.stop >= 0:  # the head, as a scheduler reads it
+                head = tuple(itertools.islice(self._jobs.values(), index.stop))
+                self.visited += len(head)
+                return tuple([job.view() for job in head])
             if index.step not in (None, 1) or (index.start or 0) < 0 or (
                     index.stop is not None and index.stop < 0):
                 return tuple(list(self)[index])

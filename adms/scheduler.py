@@ -70,6 +70,7 @@ from adms.config import AdmsConf, SloReading
 from adms.monitor import near_throttle, preference
 from baselines.band.estimator import LatencyEstimator
 from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.records import SensorSample
 from harness.seams.units import NS_PER_MS
 from harness.seams.view import Assignment, Decision, JobView, ProcessorView, SchedulerView
 
@@ -183,12 +184,13 @@ class AdmsScheduler:
         self._tables.pop(model, None)
         self._drop_options(model)
 
-    def update(self, subgraph: Subgraph, refresh: bool) -> None:
-        """Take ``subgraph``'s current estimate into its model's table; with ``refresh`` also
-        re-derive the model's remaining latencies from all current estimates."""
+    def update(self, subgraph: Subgraph, refresh: bool, ns: int | None = None) -> None:
+        """Take ``subgraph``'s current estimate (``ns`` when the caller has it) into its
+        model's table; with ``refresh`` also re-derive the model's remaining latencies from
+        all current estimates."""
         table = self._tables.get(subgraph.model)
         if table is not None:
-            table.set_cost(subgraph.index, self.cost(subgraph), refresh)
+            table.set_cost(subgraph.index, self.cost(subgraph) if ns is None else ns, refresh)
         if refresh:
             self._drop_options(subgraph.model)
 
@@ -278,7 +280,8 @@ class AdmsScheduler:
         """The lowest-scoring job processor ``name`` can run (only those it finishes no later
         than ``soonest`` when that is given, a job with other options counting the work
         ``reserved`` there for jobs that have none)."""
-        best: tuple[float, int, int, int, Subgraph] | None = None
+        best: tuple[float, int, int] | None = None  # (score, finish, position)
+        best_k, best_sg = -1, None
         self._work += len(jobs)
         held = reserved.get(name, 0)
         here = waiting[name]
@@ -293,18 +296,38 @@ class AdmsScheduler:
                 continue
             finish = here + opt[0]
             key = (self._score(item, finish, resource), finish, item.position)
-            if best is None or key < best[:3]:
-                best = (*key, k, opt[1])
-        return None if best is None else (best[3], best[4])
+            if best is None or key < best:
+                best, best_k, best_sg = key, k, opt[1]
+        return None if best_sg is None else (best_k, best_sg)
 
-    def _idle_by_preference(self, view: SchedulerView) -> list[tuple[str, float]]:
-        """(name, load) of the idle processors, preferred first."""
-        margin = self.conf.thermal_margin_c
-        ranked = [(self._preference(p, margin), k, p.processor.name)
-                  for k, p in enumerate(view.processors) if p.idle]
+    def _processors(self, view: SchedulerView
+                    ) -> tuple[frozenset[str], dict[str, int], list[tuple[str, float]]]:
+        """One pass over the processors as seen: the hot ones (near throttling; none without
+        the monitor), each one's waiting work (ns from now; 0 when idle) and (name, load) of
+        the idle ones, preferred first."""
+        monitor, margin, now_ns = self.conf.use_monitor, self.conf.thermal_margin_c, view.now_ns
+        hot: list[str] = []
+        waiting: dict[str, int] = {}
+        ranked: list[tuple[tuple[bool, float, float], int, str]] = []
+        for k, p in enumerate(view.processors):
+            name = p.processor.name
+            if monitor and self._near_throttle(name, p.state, margin):
+                hot.append(name)
+            if p.idle:
+                waiting[name] = 0
+                ranked.append((self._preference(p, margin), k, name))
+            else:
+                waiting[name] = max(0, p.available_ns - now_ns)
         if len(ranked) > 1:
             ranked.sort()  # (the key, then device order: names are never compared)
-        return [(name, key[1]) for key, _, name in ranked]
+        return frozenset(hot), waiting, [(name, key[1]) for key, _, name in ranked]
+
+    def _near_throttle(self, name: str, state: SensorSample | None, margin: float) -> bool:
+        """:func:`~adms.monitor.near_throttle`, kept while the reading is the same object."""
+        hit = self._hot.get(name)
+        if hit is None or hit[0] is not state:
+            hit = self._hot[name] = (state, near_throttle(state, margin))
+        return hit[1]
 
     def _preference(self, proc: ProcessorView, margin: float) -> tuple[bool, float, float]:
         """:func:`~adms.monitor.preference` of the processor as seen, kept while its reading
@@ -320,22 +343,6 @@ class AdmsScheduler:
     def _seen(self, proc: ProcessorView) -> ProcessorView:
         """The processor as the scheduler sees it: without the monitor, no sensor state."""
         return proc if self.conf.use_monitor else replace(proc, state=None)
-
-    def _hot_set(self, view: SchedulerView) -> frozenset[str]:
-        """The processors near throttling (none without the monitor); each one's answer is
-        kept while its reading is the same object."""
-        if not self.conf.use_monitor:
-            return frozenset()
-        margin = self.conf.thermal_margin_c
-        hot: list[str] = []
-        for p in view.processors:
-            name, state = p.processor.name, p.state
-            hit = self._hot.get(name)
-            if hit is None or hit[0] is not state:
-                hit = self._hot[name] = (state, near_throttle(state, margin))
-            if hit[1]:
-                hot.append(name)
-        return frozenset(hot)
 
     def _pick(self, free: Sequence[tuple[str, float]], jobs: Sequence[_Job],
               waiting: Mapping[str, int]) -> tuple[str, int, Subgraph] | None:
@@ -383,12 +390,14 @@ class AdmsScheduler:
             if not item.options:
                 out.append(0)
                 continue
-            extra = reserved if len(item.options) > 1 else {}
+            extra = reserved if len(item.options) > 1 else None
             best = ""
             best_ns = 0
             best_sg: Subgraph | None = None
             for name, (ns, sg) in item.options.items():
-                end = projected[name] + extra.get(name, 0) + ns
+                end = projected[name] + ns
+                if extra:  # (integers: the order of the sum does not matter)
+                    end += extra.get(name, 0)
                 if best_sg is None or end < best_ns or (end == best_ns and name < best):
                     best, best_ns, best_sg = name, end, sg
             assert best_sg is not None
@@ -402,7 +411,7 @@ class AdmsScheduler:
         self._work = 0
         now_ns = view.now_ns
         now_ms = now_ns / NS_PER_MS
-        hot = self._hot_set(view)
+        hot, waiting, free = self._processors(view)
         jobs = [self._job(k, j, view, hot, now_ms)
                 for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
         if self.conf.exclusive_aware:
@@ -410,9 +419,6 @@ class AdmsScheduler:
         drops: tuple[int, ...] = ()
         if self.conf.shed:
             jobs, drops = self._shed(jobs, view)
-        waiting = {p.processor.name: 0 if p.idle else max(0, p.available_ns - now_ns)
-                   for p in view.processors}
-        free = self._idle_by_preference(view)
         out: list[Assignment] = []
         while jobs and free:
             pick = self._pick(free, jobs, waiting)

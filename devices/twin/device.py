@@ -201,20 +201,24 @@ class TwinDevice:
     ) -> None:
         """Run ``subgraph`` from ``now_ns`` (at or after the environment's time: a decision
         that took scheduler time starts its subgraphs late)."""
-        facts = self._facts(subgraph)
+        facts = self._static.get(id(subgraph))
+        if facts is None or facts.subgraph is not subgraph:
+            facts = self._facts(subgraph)
         i = facts.i
         assert not self._busy[i], f"{subgraph.processor} already runs a subgraph"
         env_now = int(self.env.now)
         start = now_ns if now_ns > env_now else env_now
-        if env_now >= self.heat.next_tick_ns:
+        heat = self.heat
+        if env_now >= heat.next_tick_ns:
             self._govern_to(env_now)
-        if self.heat.down[i]:
-            self._finish_at(start + FAIL_NS, facts, job_id, request, start, False, on_done)
+        if heat.down[i]:
+            self._finish_at(start + FAIL_NS, facts, job_id, request, start, False, on_done,
+                            env_now)
             return
         if facts.touch_key not in self._touched:
             self._touch(subgraph)
         latency = self._latency_ns(facts, job_id, request)
-        self._finish_at(start + latency, facts, job_id, request, start, True, on_done)
+        self._finish_at(start + latency, facts, job_id, request, start, True, on_done, env_now)
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
         """Readings at the environment's current time; load and power average since the
@@ -370,13 +374,15 @@ class TwinDevice:
             where[t] = processor
 
     def _finish_at(self, end_ns: int, facts: _Facts, job_id: int, request: Request,
-                   start_ns: int, ok: bool, on_done: Callable[[Completion], None]) -> None:
-        """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it."""
+                   start_ns: int, ok: bool, on_done: Callable[[Completion], None],
+                   env_now: int) -> None:
+        """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it
+        (``env_now``: the environment's time)."""
         i = facts.i
         self._busy[i] = True
         self._n_busy += 1
         self.heat.busy(i, start_ns)
-        event = self.env.timeout(end_ns - int(self.env.now))
+        event = self.env.timeout(end_ns - env_now)
         event.callbacks.append(lambda _: self._end(facts, job_id, request, start_ns, ok,
                                                    on_done))
 

@@ -150,6 +150,47 @@ class _Kind:
     remaining_ms: float
 
 
+@dataclass(frozen=True, slots=True)
+class _Starts:
+    """The subgraphs a job at one unit of a plan can run next, as arrays for one vector step
+    over them (:meth:`AdmsScheduler._fastest`); fixed for the plan."""
+
+    plan: ModelPlan
+    subgraphs: tuple[Subgraph, ...]
+    #: each one's subgraph index (its place in the estimator's cost vector); None when one
+    #: of them has an index outside ``0..len(plan.subgraphs)-1``
+    index: np.ndarray | None
+    #: the unit after each one
+    after: np.ndarray
+    #: processor -> the positions (in ``subgraphs``) of those on it; first appearance first
+    by_processor: tuple[tuple[str, np.ndarray], ...]
+
+    @classmethod
+    def of(cls, plan: ModelPlan, unit: int) -> _Starts:
+        subgraphs = plan.candidates(unit)
+        n = len(plan.subgraphs)
+        covered = all(sg.model == plan.model and 0 <= sg.index < n for sg in subgraphs)
+        groups: dict[str, list[int]] = {}
+        for k, sg in enumerate(subgraphs):
+            groups.setdefault(sg.processor, []).append(k)
+        return cls(plan, subgraphs,
+                   np.array([sg.index for sg in subgraphs], dtype=np.int64) if covered else None,
+                   np.array([sg.last_unit + 1 for sg in subgraphs], dtype=np.int64),
+                   tuple((p, np.array(ks, dtype=np.int64)) for p, ks in groups.items()))
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What the scheduler made of one processor's sensor reading (None: not yet needed)."""
+
+    #: the reading (None without the monitor: the scheduler sees no state)
+    state: SensorSample | None
+    #: near throttling (:func:`~adms.monitor.near_throttle`)
+    hot: bool | None = None
+    #: :func:`~adms.monitor.preference` of the processor while idle
+    idle_preference: tuple[bool, float, float] | None = None
+
+
 class AdmsScheduler:
     """ADMS's decision rule over a :class:`SchedulerView` (see the module docstring)."""
 
@@ -169,10 +210,11 @@ class AdmsScheduler:
         #: model -> next unit -> the kind's shared facts (:meth:`_kind`); dropped with the
         #: model's options, so it never outlives the table and options it was read from
         self._kinds: dict[str, dict[int, _Kind]] = {}
-        #: processor -> (the reading, idle, its preference key) of the last decision
-        self._preferences: dict[str, tuple[object, bool, tuple[bool, float, float]]] = {}
-        #: processor -> (the reading, near throttling) of the last decision
-        self._hot: dict[str, tuple[object, bool]] = {}
+        #: (model, unit) -> the candidates there as arrays (fixed for a plan)
+        self._starts: dict[tuple[str, int], _Starts] = {}
+        #: processor -> what the last decision made of its reading (a reading lasts a sensor
+        #: interval, over many decisions; a new reading object replaces the entry)
+        self._readings: dict[str, _Reading] = {}
         #: the current decision's counted work: candidates weighed, tables re-derived
         self._work = 0
 
@@ -214,14 +256,33 @@ class AdmsScheduler:
             by_unit = self._options[plan.model] = {}
         cached = by_unit.get(next_unit)
         if cached is None:
-            rest, cached = self.rest(plan), {}
+            rest = self.rest(plan)
             self._work += len(plan.candidates(next_unit))
-            for sg in plan.candidates(next_unit):
-                ns = self.cost(sg) + int(rest[sg.last_unit + 1])
-                if sg.processor not in cached or ns < cached[sg.processor][0]:
-                    cached[sg.processor] = (ns, sg)
-            by_unit[next_unit] = cached
+            cached = by_unit[next_unit] = self._fastest(plan, next_unit, rest)
         return cached
+
+    def _fastest(self, plan: ModelPlan, next_unit: int, rest: np.ndarray
+                 ) -> dict[str, Option]:
+        """Processor -> (cost + rest after it, the subgraph) of the candidates at
+        ``next_unit`` minimising it there (the first of equal ones), processors in order of
+        first appearance among the candidates; at the current estimates, in one vector step."""
+        key = (plan.model, next_unit)
+        starts = self._starts.get(key)
+        if starts is None or starts.plan is not plan:
+            starts = self._starts[key] = _Starts.of(plan, next_unit)
+        out: dict[str, Option] = {}
+        if starts.index is None:  # (subgraph indices the estimator's vector does not cover)
+            for sg in starts.subgraphs:
+                ns = self.cost(sg) + int(rest[sg.last_unit + 1])
+                if sg.processor not in out or ns < out[sg.processor][0]:
+                    out[sg.processor] = (ns, sg)
+            return out
+        costs = self.estimator.costs(plan.model, len(plan.subgraphs))
+        total = costs[starts.index] + rest[starts.after]
+        for name, positions in starts.by_processor:
+            k = int(positions[int(total[positions].argmin())])  # argmin: the first minimum
+            out[name] = (int(total[k]), starts.subgraphs[k])
+        return out
 
     def _allowed(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]
                  ) -> Mapping[str, Option]:
@@ -306,39 +367,29 @@ class AdmsScheduler:
         the monitor), each one's waiting work (ns from now; 0 when idle) and (name, load) of
         the idle ones, preferred first."""
         monitor, margin, now_ns = self.conf.use_monitor, self.conf.thermal_margin_c, view.now_ns
+        readings = self._readings
         hot: list[str] = []
         waiting: dict[str, int] = {}
         ranked: list[tuple[tuple[bool, float, float], int, str]] = []
         for k, p in enumerate(view.processors):
             name = p.processor.name
-            if monitor and self._near_throttle(name, p.state, margin):
+            reading = readings.get(name)
+            if reading is None or reading.state is not (p.state if monitor else None):
+                reading = readings[name] = _Reading(p.state if monitor else None)
+            if reading.hot is None:
+                reading.hot = monitor and near_throttle(p.state, margin)
+            if reading.hot:
                 hot.append(name)
             if p.idle:
                 waiting[name] = 0
-                ranked.append((self._preference(p, margin), k, name))
+                if reading.idle_preference is None:
+                    reading.idle_preference = preference(self._seen(p), margin)
+                ranked.append((reading.idle_preference, k, name))
             else:
                 waiting[name] = max(0, p.available_ns - now_ns)
         if len(ranked) > 1:
             ranked.sort()  # (the key, then device order: names are never compared)
         return frozenset(hot), waiting, [(name, key[1]) for key, _, name in ranked]
-
-    def _near_throttle(self, name: str, state: SensorSample | None, margin: float) -> bool:
-        """:func:`~adms.monitor.near_throttle`, kept while the reading is the same object."""
-        hit = self._hot.get(name)
-        if hit is None or hit[0] is not state:
-            hit = self._hot[name] = (state, near_throttle(state, margin))
-        return hit[1]
-
-    def _preference(self, proc: ProcessorView, margin: float) -> tuple[bool, float, float]:
-        """:func:`~adms.monitor.preference` of the processor as seen, kept while its reading
-        is the same object (a reading lasts a sensor interval, over many decisions)."""
-        state = proc.state if self.conf.use_monitor else None
-        hit = self._preferences.get(proc.processor.name)
-        if hit is not None and hit[0] is state and hit[1] == proc.idle:
-            return hit[2]
-        key = preference(self._seen(proc), margin)
-        self._preferences[proc.processor.name] = (state, proc.idle, key)
-        return key
 
     def _seen(self, proc: ProcessorView) -> ProcessorView:
         """The processor as the scheduler sees it: without the monitor, no sensor state."""

@@ -436,8 +436,9 @@ class AdmsScheduler:
         name sorts first."""
         projected = dict(waiting)
         queue_aware = self.conf.queue_aware
+        last = len(jobs) - 1
         out: list[int] = []
-        for item in jobs:
+        for k, item in enumerate(jobs):
             if not item.options:
                 out.append(0)
                 continue
@@ -453,8 +454,9 @@ class AdmsScheduler:
                     best, best_ns, best_sg = name, end, sg
             assert best_sg is not None
             out.append(best_ns)
-            if queue_aware and not (reserved and len(item.options) == 1):
-                projected[best] += self.cost(best_sg)  # (a reserved job is counted already)
+            # (a reserved job is counted already; no job after the last reads the projection)
+            if queue_aware and k < last and not (reserved and len(item.options) == 1):
+                projected[best] += self.cost(best_sg)
         self._work += len(jobs)
         return out
 
@@ -477,8 +479,9 @@ class AdmsScheduler:
                 break
             name, k, sg = pick
             out.append(Assignment(jobs.pop(k).job.job_id, sg))
-            waiting[name] += self.cost(sg)
             free = [f for f in free if f[0] != name]
+            if jobs and free:  # (read only by the next pick)
+                waiting[name] += self.cost(sg)
         return Decision(tuple(out), drops, work=self._work + len(jobs))
 
     def _spare_exclusive(self, jobs: list[_Job], view: SchedulerView) -> list[_Job]:

@@ -358,7 +358,7 @@ class TwinDevice:
         made = frozenset() if last else self._graph(subgraph.model).outputs_of(subgraph.ops)
         inputs = self._pure_inputs(subgraph)
         facts = _Facts(subgraph, i, (subgraph.model, subgraph.processor, subgraph.ops),
-                       inputs, tuple(made), last)
+                       inputs, dict.fromkeys(made, subgraph.processor), last)
         self._static[id(subgraph)] = facts
         return facts
 
@@ -369,9 +369,7 @@ class TwinDevice:
         where = self._where.get(job)
         if where is None:
             where = self._where[job] = {}
-        processor = facts.subgraph.processor
-        for t in facts.made:
-            where[t] = processor
+        where.update(facts.made)
 
     def _finish_at(self, end_ns: int, facts: _Facts, job_id: int, request: Request,
                    start_ns: int, ok: bool, on_done: Callable[[Completion], None],
@@ -421,8 +419,9 @@ class _Facts:
     touch_key: tuple[str, str, frozenset[int]]
     #: (tensor, bytes) of its pure inputs
     inputs: tuple[tuple[int, int], ...]
-    #: tensors it writes (none when it ends its model's plan)
-    made: tuple[int, ...]
+    #: tensor -> its processor, for the tensors it writes (none when it ends its model's
+    #: plan): what a run of it records in the job's tensor locations
+    made: Mapping[int, str]
     #: it runs its plan's last unit: its job is complete after it
     last: bool
 

@@ -121,6 +121,7 @@ class AdmsPolicy:
             sg = completion.subgraph
             key = (sg.model, sg.index)
             before = self.estimator.expected(key)
-            self.estimator.update(key, completion.latency_ns)
-            moved = abs(self.estimator.expected(key) - before)
-            self.scheduler.update(sg, refresh=moved > self.conf.estimate_refresh * before)
+            after = self.estimator.update(key, completion.latency_ns)
+            moved = 0 if after is None else abs(after - before)
+            self.scheduler.update(sg, refresh=moved > self.conf.estimate_refresh * before,
+                                  ns=after)

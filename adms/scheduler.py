@@ -74,6 +74,7 @@ from adms.config import AdmsConf, SloReading
 from adms.monitor import near_throttle, preference
 from baselines.band.estimator import LatencyEstimator
 from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.records import SensorSample
 from harness.seams.units import NS_PER_MS
 from harness.seams.view import Assignment, Decision, JobView, ProcessorView, SchedulerView
 
@@ -133,6 +134,65 @@ class _Job:
     enqueue_ms: float
     avg_ms: float
     remaining_ms: float
+    #: eq. (2) at this decision's time (it does not depend on the processor)
+    wait: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """What every job of one kind (model, next unit) shares while the estimates behind the
+    model's table and options hold: cached per kind, dropped with the model's options."""
+
+    plan: ModelPlan
+    #: the hot processors the options were filtered for
+    hot: frozenset[str]
+    options: Mapping[str, Option]
+    #: T_avg, ns and ms
+    avg_ns: int
+    avg_ms: float
+    #: C_remaining, ms
+    remaining_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Starts:
+    """The subgraphs a job at one unit of a plan can run next, as arrays for one vector step
+    over them (:meth:`AdmsScheduler._fastest`); fixed for the plan."""
+
+    plan: ModelPlan
+    subgraphs: tuple[Subgraph, ...]
+    #: each one's subgraph index (its place in the estimator's cost vector); None when one
+    #: of them has an index outside ``0..len(plan.subgraphs)-1``
+    index: np.ndarray | None
+    #: the unit after each one
+    after: np.ndarray
+    #: processor -> the positions (in ``subgraphs``) of those on it; first appearance first
+    by_processor: tuple[tuple[str, np.ndarray], ...]
+
+    @classmethod
+    def of(cls, plan: ModelPlan, unit: int) -> _Starts:
+        subgraphs = plan.candidates(unit)
+        n = len(plan.subgraphs)
+        covered = all(sg.model == plan.model and 0 <= sg.index < n for sg in subgraphs)
+        groups: dict[str, list[int]] = {}
+        for k, sg in enumerate(subgraphs):
+            groups.setdefault(sg.processor, []).append(k)
+        return cls(plan, subgraphs,
+                   np.array([sg.index for sg in subgraphs], dtype=np.int64) if covered else None,
+                   np.array([sg.last_unit + 1 for sg in subgraphs], dtype=np.int64),
+                   tuple((p, np.array(ks, dtype=np.int64)) for p, ks in groups.items()))
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What the scheduler made of one processor's sensor reading (None: not yet needed)."""
+
+    #: the reading (None without the monitor: the scheduler sees no state)
+    state: SensorSample | None
+    #: near throttling (:func:`~adms.monitor.near_throttle`)
+    hot: bool | None = None
+    #: :func:`~adms.monitor.preference` of the processor while idle
+    idle_preference: tuple[bool, float, float] | None = None
 
 
 class AdmsScheduler:
@@ -146,10 +206,19 @@ class AdmsScheduler:
             raise ValueError(f"loop_call_size must be >= 1, got {conf.loop_call_size}")
         self.conf, self.estimator = conf, estimator
         self.implicit_slo_factor = implicit_slo_factor
+        self._expected = estimator.expected
         self._tables: dict[str, ChainTable] = {}
-        self._options: dict[tuple[str, int], dict[str, Option]] = {}
-        #: processor -> (the reading, idle, its preference key) of the last decision
-        self._preferences: dict[str, tuple[object, bool, tuple[bool, float, float]]] = {}
+        #: model -> next unit -> its options (:meth:`options`); a model's entry is dropped
+        #: when its table is re-derived or forgotten (:meth:`_drop_options`)
+        self._options: dict[str, dict[int, dict[str, Option]]] = {}
+        #: model -> next unit -> the kind's shared facts (:meth:`_kind`); dropped with the
+        #: model's options, so it never outlives the table and options it was read from
+        self._kinds: dict[str, dict[int, _Kind]] = {}
+        #: (model, unit) -> the candidates there as arrays (fixed for a plan)
+        self._starts: dict[tuple[str, int], _Starts] = {}
+        #: processor -> what the last decision made of its reading (a reading lasts a sensor
+        #: interval, over many decisions; a new reading object replaces the entry)
+        self._readings: dict[str, _Reading] = {}
         #: the current decision's counted work: candidates weighed, tables re-derived
         self._work = 0
         #: ``lp_split``: model -> unit -> (subgraph, its share of the LP's flow there)
@@ -173,25 +242,26 @@ class AdmsScheduler:
                 for u, entries in by_unit.items()}
 
     def cost(self, sg: Subgraph) -> int:
-        return self.estimator.expected((sg.model, sg.index))
+        return self._expected((sg.model, sg.index))
 
     def forget(self, model: str) -> None:
         """Drop cached latencies of ``model`` (its estimates changed)."""
         self._tables.pop(model, None)
         self._drop_options(model)
 
-    def update(self, subgraph: Subgraph, refresh: bool) -> None:
-        """Take ``subgraph``'s current estimate into its model's table; with ``refresh`` also
-        re-derive the model's remaining latencies from all current estimates."""
+    def update(self, subgraph: Subgraph, refresh: bool, ns: int | None = None) -> None:
+        """Take ``subgraph``'s current estimate (``ns`` when the caller has it) into its
+        model's table; with ``refresh`` also re-derive the model's remaining latencies from
+        all current estimates."""
         table = self._tables.get(subgraph.model)
         if table is not None:
-            table.set_cost(subgraph.index, self.cost(subgraph), refresh)
+            table.set_cost(subgraph.index, self.cost(subgraph) if ns is None else ns, refresh)
         if refresh:
             self._drop_options(subgraph.model)
 
     def _drop_options(self, model: str) -> None:
-        for key in [k for k in self._options if k[0] == model]:
-            del self._options[key]
+        self._options.pop(model, None)
+        self._kinds.pop(model, None)
 
     def rest(self, plan: ModelPlan) -> np.ndarray:
         """``rest[u]``: fastest ns from unit u to the end on a free device (cached)."""
@@ -204,20 +274,42 @@ class AdmsScheduler:
 
     def options(self, plan: ModelPlan, next_unit: int) -> dict[str, Option]:
         """Processor -> the fastest way to finish the model starting there (cached)."""
-        key = (plan.model, next_unit)
-        cached = self._options.get(key)
+        by_unit = self._options.get(plan.model)
+        if by_unit is None:
+            by_unit = self._options[plan.model] = {}
+        cached = by_unit.get(next_unit)
         if cached is None:
-            rest, cached = self.rest(plan), {}
+            rest = self.rest(plan)
             self._work += len(plan.candidates(next_unit))
-            for sg in plan.candidates(next_unit):
-                ns = self.cost(sg) + int(rest[sg.last_unit + 1])
-                if sg.processor not in cached or ns < cached[sg.processor][0]:
-                    cached[sg.processor] = (ns, sg)
-            self._options[key] = cached
+            cached = by_unit[next_unit] = self._fastest(plan, next_unit, rest)
         return cached
 
-    def _allowed(self, plan: ModelPlan, job: JobView, hot: frozenset[str]) -> Mapping[str, Option]:
-        opts = self.options(plan, job.next_unit)
+    def _fastest(self, plan: ModelPlan, next_unit: int, rest: np.ndarray
+                 ) -> dict[str, Option]:
+        """Processor -> (cost + rest after it, the subgraph) of the candidates at
+        ``next_unit`` minimising it there (the first of equal ones), processors in order of
+        first appearance among the candidates; at the current estimates, in one vector step."""
+        key = (plan.model, next_unit)
+        starts = self._starts.get(key)
+        if starts is None or starts.plan is not plan:
+            starts = self._starts[key] = _Starts.of(plan, next_unit)
+        out: dict[str, Option] = {}
+        if starts.index is None:  # (subgraph indices the estimator's vector does not cover)
+            for sg in starts.subgraphs:
+                ns = self.cost(sg) + int(rest[sg.last_unit + 1])
+                if sg.processor not in out or ns < out[sg.processor][0]:
+                    out[sg.processor] = (ns, sg)
+            return out
+        costs = self.estimator.costs(plan.model, len(plan.subgraphs))
+        total = costs[starts.index] + rest[starts.after]
+        for name, positions in starts.by_processor:
+            k = int(positions[int(total[positions].argmin())])  # argmin: the first minimum
+            out[name] = (int(total[k]), starts.subgraphs[k])
+        return out
+
+    def _allowed(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]
+                 ) -> Mapping[str, Option]:
+        opts = self.options(plan, next_unit)
         if not hot or hot.isdisjoint(opts):
             return opts
         cool = {p: o for p, o in opts.items() if p not in hot}
@@ -234,70 +326,100 @@ class AdmsScheduler:
             return budget / NS_PER_MS
         return (job.request.arrival_ns + budget - now_ns) / NS_PER_MS
 
-    def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str]) -> _Job:
-        plan = view.plans[job.model]
+    def _kind(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]) -> _Kind:
+        """The shared facts of jobs of ``plan``'s model at ``next_unit`` (cached: valid while
+        the model's options are, for the same plan and hot processors)."""
+        by_unit = self._kinds.get(plan.model)
+        kind = None if by_unit is None else by_unit.get(next_unit)
+        if kind is not None and kind.plan is plan and kind.hot == hot:
+            return kind
         rest = self.rest(plan)
         avg_ns = int(rest[0])
-        return _Job(position, job, self._allowed(plan, job, hot),
-                    self._slo_ms(job, avg_ns, view.now_ns), job.enqueue_ns / NS_PER_MS,
-                    avg_ns / NS_PER_MS, int(rest[job.next_unit]) / NS_PER_MS)
+        kind = _Kind(plan, hot, self._allowed(plan, next_unit, hot), avg_ns,
+                     avg_ns / NS_PER_MS, int(rest[next_unit]) / NS_PER_MS)
+        self._kinds.setdefault(plan.model, {})[next_unit] = kind
+        return kind
 
-    def _score(self, item: _Job, latency_ns: int, load: float, now_ms: float) -> float:
-        """Eq. (4) for ``item`` on a processor with ``load``, finishing ``latency_ns`` from
-        now (``B_max`` = 1: load is a fraction)."""
+    def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str],
+             now_ms: float) -> _Job:
+        kind = self._kind(view.plans[job.request.model], job.next_unit, hot)
+        enqueue_ms = job.enqueue_ns / NS_PER_MS
+        return _Job(position, job, kind.options, self._slo_ms(job, kind.avg_ns, view.now_ns),
+                    enqueue_ms, kind.avg_ms, kind.remaining_ms,
+                    wait_term(self.conf.alpha, now_ms, enqueue_ms, kind.avg_ms))
+
+    def _score(self, item: _Job, latency_ns: int, resource: float) -> float:
+        """Eq. (4) for ``item`` finishing ``latency_ns`` from now on a processor whose
+        ``resource`` factor is ``δ (2 B_cur − B_max) / B_max``: :func:`priority`'s sum, in
+        its order, with eq. (2) taken from the job (computed once per decision)."""
         latency_ms = latency_ns / NS_PER_MS
         slo_ms = latency_ms if item.slo_ms is None else item.slo_ms  # None: term is 0
-        return priority(self.conf, slo_ms=slo_ms, latency_ms=latency_ms,
-                        now_ms=now_ms, enqueue_ms=item.enqueue_ms, avg_ms=item.avg_ms,
-                        load=load, capacity=1.0, remaining_ms=item.remaining_ms)
+        return (self.conf.gamma * (slo_ms - latency_ms) + item.wait
+                + resource * item.remaining_ms)
 
     def _lowest(
         self, name: str, load: float, jobs: Sequence[_Job], waiting: Mapping[str, int],
-        now_ms: float, soonest: Sequence[int] | None, reserved: Mapping[str, int],
+        soonest: Sequence[int] | None, reserved: Mapping[str, int],
     ) -> tuple[int, Subgraph] | None:
         """The lowest-scoring job processor ``name`` can run (only those it finishes no later
         than ``soonest`` when that is given, a job with other options counting the work
         ``reserved`` there for jobs that have none)."""
-        best: tuple[float, int, int, int, Subgraph] | None = None
+        best: tuple[float, int, int] | None = None  # (score, finish, position)
+        best_k, best_sg = -1, None
         self._work += len(jobs)
         held = reserved.get(name, 0)
+        here = waiting[name]
+        # eq. (3)'s factor on this processor (B_max = 1: load is a fraction)
+        resource = self.conf.delta * ((2.0 * load - 1.0) / 1.0)
         for k, item in enumerate(jobs):
             opt = item.options.get(name)
             if opt is None:
                 continue
             ahead = held if len(item.options) > 1 else 0
-            if soonest is not None and waiting[name] + ahead + opt[0] > soonest[k]:
+            if soonest is not None and here + ahead + opt[0] > soonest[k]:
                 continue
-            finish = waiting[name] + opt[0]
-            key = (self._score(item, finish, load, now_ms), finish, item.position)
-            if best is None or key < best[:3]:
-                best = (*key, k, opt[1])
-        return None if best is None else (best[3], best[4])
+            finish = here + opt[0]
+            key = (self._score(item, finish, resource), finish, item.position)
+            if best is None or key < best:
+                best, best_k, best_sg = key, k, opt[1]
+        return None if best_sg is None else (best_k, best_sg)
 
-    def _idle_by_preference(self, view: SchedulerView) -> list[tuple[str, float]]:
-        """(name, load) of the idle processors, preferred first."""
-        margin = self.conf.thermal_margin_c
-        ranked = sorted((*self._preference(p, margin), k, p.name)
-                        for k, p in enumerate(view.processors) if p.idle)
-        return [(name, load) for _, load, _, _, name in ranked]
-
-    def _preference(self, proc: ProcessorView, margin: float) -> tuple[bool, float, float]:
-        """:func:`~adms.monitor.preference` of the processor as seen, kept while its reading
-        is the same object (a reading lasts a sensor interval, over many decisions)."""
-        state = proc.state if self.conf.use_monitor else None
-        hit = self._preferences.get(proc.name)
-        if hit is not None and hit[0] is state and hit[1] == proc.idle:
-            return hit[2]
-        key = preference(self._seen(proc), margin)
-        self._preferences[proc.name] = (state, proc.idle, key)
-        return key
+    def _processors(self, view: SchedulerView
+                    ) -> tuple[frozenset[str], dict[str, int], list[tuple[str, float]]]:
+        """One pass over the processors as seen: the hot ones (near throttling; none without
+        the monitor), each one's waiting work (ns from now; 0 when idle) and (name, load) of
+        the idle ones, preferred first."""
+        monitor, margin, now_ns = self.conf.use_monitor, self.conf.thermal_margin_c, view.now_ns
+        readings = self._readings
+        hot: list[str] = []
+        waiting: dict[str, int] = {}
+        ranked: list[tuple[tuple[bool, float, float], int, str]] = []
+        for k, p in enumerate(view.processors):
+            name = p.processor.name
+            reading = readings.get(name)
+            if reading is None or reading.state is not (p.state if monitor else None):
+                reading = readings[name] = _Reading(p.state if monitor else None)
+            if reading.hot is None:
+                reading.hot = monitor and near_throttle(p.state, margin)
+            if reading.hot:
+                hot.append(name)
+            if p.idle:
+                waiting[name] = 0
+                if reading.idle_preference is None:
+                    reading.idle_preference = preference(self._seen(p), margin)
+                ranked.append((reading.idle_preference, k, name))
+            else:
+                waiting[name] = max(0, p.available_ns - now_ns)
+        if len(ranked) > 1:
+            ranked.sort()  # (the key, then device order: names are never compared)
+        return frozenset(hot), waiting, [(name, key[1]) for key, _, name in ranked]
 
     def _seen(self, proc: ProcessorView) -> ProcessorView:
         """The processor as the scheduler sees it: without the monitor, no sensor state."""
         return proc if self.conf.use_monitor else replace(proc, state=None)
 
     def _pick(self, free: Sequence[tuple[str, float]], jobs: Sequence[_Job],
-              waiting: Mapping[str, int], now_ms: float) -> tuple[str, int, Subgraph] | None:
+              waiting: Mapping[str, int]) -> tuple[str, int, Subgraph] | None:
         """The next (processor, job index, subgraph): the first idle processor, by preference,
         that is some job's earliest-finishing choice takes its lowest-scoring such job; when
         no idle processor is, and ``work_conserving``, the first that can run any job takes
@@ -312,7 +434,7 @@ class AdmsScheduler:
             passes = [None]
         for limit in passes:
             for name, load in free:
-                got = self._lowest(name, load, jobs, waiting, now_ms, limit, reserved)
+                got = self._lowest(name, load, jobs, waiting, limit, reserved)
                 if got is not None:
                     return name, got[0], got[1]
         return None
@@ -333,29 +455,40 @@ class AdmsScheduler:
         next subgraphs of the jobs ahead of it in the examined head, each counted on the
         processor where it would end first (a list-scheduling projection in queue order). A
         job with a choice also counts the work ``reserved`` for jobs that have none
-        (``exclusive_aware``): they are projected first."""
+        (``exclusive_aware``): they are projected first. Ties go to the processor whose
+        name sorts first."""
         projected = dict(waiting)
+        queue_aware = self.conf.queue_aware
+        last = len(jobs) - 1
         out: list[int] = []
-        for item in jobs:
+        for k, item in enumerate(jobs):
             if not item.options:
                 out.append(0)
                 continue
-            extra = reserved if len(item.options) > 1 else {}
-            name, (ns, sg) = min(
-                item.options.items(),
-                key=lambda po: (projected[po[0]] + extra.get(po[0], 0) + po[1][0], po[0]))
-            out.append(projected[name] + extra.get(name, 0) + ns)
-            if self.conf.queue_aware and not (reserved and len(item.options) == 1):
-                projected[name] += self.cost(sg)  # (a reserved job is counted already)
+            extra = reserved if len(item.options) > 1 else None
+            best = ""
+            best_ns = 0
+            best_sg: Subgraph | None = None
+            for name, (ns, sg) in item.options.items():
+                end = projected[name] + ns
+                if extra:  # (integers: the order of the sum does not matter)
+                    end += extra.get(name, 0)
+                if best_sg is None or end < best_ns or (end == best_ns and name < best):
+                    best, best_ns, best_sg = name, end, sg
+            assert best_sg is not None
+            out.append(best_ns)
+            # (a reserved job is counted already; no job after the last reads the projection)
+            if queue_aware and k < last and not (reserved and len(item.options) == 1):
+                projected[best] += self.cost(best_sg)
         self._work += len(jobs)
         return out
 
     def schedule(self, view: SchedulerView) -> Decision:
         self._work = 0
-        margin = self.conf.thermal_margin_c
-        hot = frozenset(p.name for p in view.processors
-                        if self.conf.use_monitor and near_throttle(p.state, margin))
-        jobs = [self._job(k, j, view, hot)
+        now_ns = view.now_ns
+        now_ms = now_ns / NS_PER_MS
+        hot, waiting, free = self._processors(view)
+        jobs = [self._job(k, j, view, hot, now_ms)
                 for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
         if self.conf.exclusive_aware:
             jobs = self._spare_exclusive(jobs, view)
@@ -364,20 +497,18 @@ class AdmsScheduler:
         drops: tuple[int, ...] = ()
         if self.conf.shed:
             jobs, drops = self._shed(jobs, view)
-        waiting = {p.name: 0 if p.idle else max(0, p.available_ns - view.now_ns)
-                   for p in view.processors}
-        free = self._idle_by_preference(view)
         out: list[Assignment] = []
         while jobs and free:
-            pick = self._pick(free, jobs, waiting, view.now_ns / NS_PER_MS)
+            pick = self._pick(free, jobs, waiting)
             if pick is None:
                 break
             name, k, sg = pick
             out.append(Assignment(jobs.pop(k).job.job_id, sg))
             if self._split:
                 self._count(sg)
-            waiting[name] += self.cost(sg)
             free = [f for f in free if f[0] != name]
+            if jobs and free:  # (read only by the next pick)
+                waiting[name] += self.cost(sg)
         return Decision(tuple(out), drops, work=self._work + len(jobs))
 
     def _steer(self, item: _Job, view: SchedulerView) -> _Job:

@@ -54,16 +54,18 @@ class LatencyEstimator:
 
     # Mirrors band/latency_estimator.cc LatencyEstimator::UpdateLatency (unknown keys ignored;
     # the product is truncated to an integer as Band's int64 assignment does).
-    def update(self, key: Key, latency_ns: int) -> None:
-        """Fold one measured latency into the moving average of ``key``."""
+    def update(self, key: Key, latency_ns: int) -> int | None:
+        """Fold one measured latency into the moving average of ``key``; returns the new
+        expected value (None, and nothing changes, for an unprofiled key)."""
         prev = self._expected.get(key)
         if prev is None:
-            return
+            return None
         value = self._expected[key] = int(self.alpha * latency_ns + (1.0 - self.alpha) * prev)
         vector = self._vectors.get(key[0])
         if vector is not None and key[1] < len(vector):
             vector[key[1]] = value
         self.version += 1
+        return value
 
     def expected(self, key: Key) -> int:
         return self._expected.get(key, UNKNOWN_NS)

@@ -89,6 +89,8 @@ class TwinDevice:
         #: (job id, request id) -> tensor index -> processor that produced it
         self._where: dict[tuple[int, int], dict[int, str]] = {}
         self._busy = [False] * len(self.spec.processors)
+        #: how many of ``_busy`` are True
+        self._n_busy = 0
         self.heat = Heat(self.spec.device, self.spec.processors, int(env.now))
         self._last_read = (int(env.now), self.heat.busy_ns.copy(), self.heat.energy_j.copy())
         #: resident memory: every loaded subgraph's interpreter (and weight copy), and the
@@ -199,20 +201,24 @@ class TwinDevice:
     ) -> None:
         """Run ``subgraph`` from ``now_ns`` (at or after the environment's time: a decision
         that took scheduler time starts its subgraphs late)."""
-        facts = self._facts(subgraph)
+        facts = self._static.get(id(subgraph))
+        if facts is None or facts.subgraph is not subgraph:
+            facts = self._facts(subgraph)
         i = facts.i
         assert not self._busy[i], f"{subgraph.processor} already runs a subgraph"
         env_now = int(self.env.now)
         start = now_ns if now_ns > env_now else env_now
-        if env_now >= self.heat.next_tick_ns:
+        heat = self.heat
+        if env_now >= heat.next_tick_ns:
             self._govern_to(env_now)
-        if self.heat.down[i]:
-            self._finish_at(start + FAIL_NS, facts, job_id, request, start, False, on_done)
+        if heat.down[i]:
+            self._finish_at(start + FAIL_NS, facts, job_id, request, start, False, on_done,
+                            env_now)
             return
         if facts.touch_key not in self._touched:
             self._touch(subgraph)
         latency = self._latency_ns(facts, job_id, request)
-        self._finish_at(start + latency, facts, job_id, request, start, True, on_done)
+        self._finish_at(start + latency, facts, job_id, request, start, True, on_done, env_now)
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
         """Readings at the environment's current time; load and power average since the
@@ -306,7 +312,7 @@ class TwinDevice:
     def _state_latency(self, i: int, subgraph: Subgraph) -> float:
         """The subgraph's latency in the present state (its processor's DVFS level, how
         many others are busy): computed once per subgraph and state, then looked up."""
-        others = sum(self._busy) - self._busy[i]
+        others = self._n_busy - self._busy[i]
         level = self.heat.governor.level[i]
         key = (id(subgraph), level, others)
         hit = self._state_ns.get(key)
@@ -352,7 +358,7 @@ class TwinDevice:
         made = frozenset() if last else self._graph(subgraph.model).outputs_of(subgraph.ops)
         inputs = self._pure_inputs(subgraph)
         facts = _Facts(subgraph, i, (subgraph.model, subgraph.processor, subgraph.ops),
-                       inputs, tuple(made), last)
+                       inputs, dict.fromkeys(made, subgraph.processor), last)
         self._static[id(subgraph)] = facts
         return facts
 
@@ -363,17 +369,18 @@ class TwinDevice:
         where = self._where.get(job)
         if where is None:
             where = self._where[job] = {}
-        processor = facts.subgraph.processor
-        for t in facts.made:
-            where[t] = processor
+        where.update(facts.made)
 
     def _finish_at(self, end_ns: int, facts: _Facts, job_id: int, request: Request,
-                   start_ns: int, ok: bool, on_done: Callable[[Completion], None]) -> None:
-        """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it."""
+                   start_ns: int, ok: bool, on_done: Callable[[Completion], None],
+                   env_now: int) -> None:
+        """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it
+        (``env_now``: the environment's time)."""
         i = facts.i
         self._busy[i] = True
+        self._n_busy += 1
         self.heat.busy(i, start_ns)
-        event = self.env.timeout(end_ns - int(self.env.now))
+        event = self.env.timeout(end_ns - env_now)
         event.callbacks.append(lambda _: self._end(facts, job_id, request, start_ns, ok,
                                                    on_done))
 
@@ -393,6 +400,7 @@ class TwinDevice:
         i = facts.i
         self.heat.idle(i, end_ns)
         self._busy[i] = False
+        self._n_busy -= 1
         if ok:
             self._record_outputs((job_id, request.request_id), facts)
         else:
@@ -411,8 +419,9 @@ class _Facts:
     touch_key: tuple[str, str, frozenset[int]]
     #: (tensor, bytes) of its pure inputs
     inputs: tuple[tuple[int, int], ...]
-    #: tensors it writes (none when it ends its model's plan)
-    made: tuple[int, ...]
+    #: tensor -> its processor, for the tensors it writes (none when it ends its model's
+    #: plan): what a run of it records in the job's tensor locations
+    made: Mapping[int, str]
     #: it runs its plan's last unit: its job is complete after it
     last: bool
 

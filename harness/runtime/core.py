@@ -101,6 +101,28 @@ class _Lane:
             del self.counts[key]
         return job, subgraph
 
+    def view(self, now_ns: int, state: SensorSample | None,
+             expected: Callable[[Subgraph], int]) -> ProcessorView:
+        """What a decision at ``now_ns`` sees of the processor: free at ``now_ns`` when
+        idle, else when its running subgraph and its local queue are expected to end."""
+        running = self.running
+        idle = running is None and not self.waiting
+        available = now_ns
+        if not idle:
+            if running is not None:
+                end = running[2] + expected(running[1])
+                if end > available:
+                    available = end
+            for sg, n in self.counts.values():
+                available += expected(sg) * n
+        last = self.last_view
+        if (last is not None and last.available_ns == available and last.idle == idle
+                and last.queued == len(self.waiting) and last.state is state):
+            return last  # the same view as the last decision's (a busy processor's, mostly)
+        self.last_view = ProcessorView(self.processor, idle, available, len(self.waiting),
+                                       state)
+        return self.last_view
+
 
 class Runtime:
     """Jobs, queues and the policy, between a driver and a device."""
@@ -156,7 +178,8 @@ class Runtime:
         self._record_subgraph(done)
         self.policy.observe(done)
         self._advance(job, subgraph, done, now_ns)
-        return self._start_waiting(lane, now_ns)
+        start = self._start_waiting(lane, now_ns)
+        return [] if start is None else [start]
 
     def finish(self) -> None:
         """The run ended: record every job still in the system as unfinished."""
@@ -196,16 +219,20 @@ class Runtime:
         self._apply_drops(decision)
         starts: list[Start] = []
         for assignment in decision.assignments:
-            starts.extend(self._assign(assignment.job_id, assignment.subgraph, now_ns))
+            start = self._assign(assignment.job_id, assignment.subgraph, now_ns)
+            if start is not None:
+                starts.append(start)
         return starts
 
     def _apply_drops(self, decision: Decision) -> None:
+        if not decision.drops:
+            return
         for job_id in decision.drops:
             job = self._take(job_id)
             self._end(job, "dropped", -1)
 
-    def _assign(self, job_id: int, subgraph: Subgraph, now_ns: int) -> list[Start]:
-        job = self._take(job_id)
+    def _assign(self, job_id: int, subgraph: Subgraph, now_ns: int) -> Start | None:
+        job = self._queue.take(job_id)
         assert subgraph.model == job.request.model, "subgraph of another model"
         assert subgraph.first_unit == job.next_unit, (
             f"job {job_id} is at unit {job.next_unit}, subgraph starts at {subgraph.first_unit}"
@@ -217,45 +244,24 @@ class Runtime:
     def _take(self, job_id: int) -> _Job:
         return self._queue.take(job_id)
 
-    def _start_waiting(self, lane: _Lane, now_ns: int) -> list[Start]:
+    def _start_waiting(self, lane: _Lane, now_ns: int) -> Start | None:
+        """The lane's next local subgraph starts now, if it is idle and one waits."""
         if lane.running is not None or not lane.waiting:
-            return []
+            return None
         job, subgraph = lane.pop()
         lane.running = (job, subgraph, now_ns)
         if job.first_start_ns < 0:
             job.first_start_ns = now_ns
         if subgraph.processor not in job.processors:
             job.processors.append(subgraph.processor)
-        return [Start(job.job_id, job.request, subgraph)]
+        return Start(job.job_id, job.request, subgraph)
 
     def _view(self, now_ns: int) -> SchedulerView:
         states = self._sensors(now_ns) if self._sensors is not None else {}
         expected = self.policy.expected_ns
-        processors = tuple([self._lane_view(lane, now_ns, states, expected)
-                            for lane in self._lanes.values()])
+        processors = tuple([lane.view(now_ns, states.get(name), expected)
+                            for name, lane in self._lanes.items()])
         return SchedulerView(now_ns, self._queue.view(), processors, self.plans)
-
-    @staticmethod
-    def _lane_view(
-        lane: _Lane, now_ns: int, states: Mapping[str, SensorSample],
-        expected: Callable[[Subgraph], int],
-    ) -> ProcessorView:
-        state = states.get(lane.processor.name)
-        running = lane.running
-        idle = running is None and not lane.waiting
-        available = now_ns
-        if running is not None:
-            end = running[2] + expected(running[1])
-            if end > available:
-                available = end
-        for sg, n in lane.counts.values():
-            available += expected(sg) * n
-        last = lane.last_view
-        if (last is not None and last.available_ns == available and last.idle == idle
-                and last.queued == len(lane.waiting) and last.state is state):
-            return last  # the same view as the last decision's (a busy processor's, mostly)
-        lane.last_view = ProcessorView(lane.processor, idle, available, len(lane.waiting), state)
-        return lane.last_view
 
     @property
     def busy(self) -> bool:

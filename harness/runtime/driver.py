@@ -40,22 +40,26 @@ class Driver:
         self.sample_interval_ns = sample_interval_ns
         self._progress = progress
         self._next_sample_ns = 0
+        self._report = clock.report
 
     def run(self, drain_ns: int) -> int:
         """Run to the end of traffic plus drain; returns the end time (ns)."""
         end_ns = self.traffic.span.end_ns
         stop_ns = end_ns + drain_ns
+        clock, runtime, traffic = self.clock, self.runtime, self.traffic
         try:
             while True:
-                now = self.clock.now_ns()
-                if now >= end_ns and (not self.runtime.busy or now >= stop_ns):
+                now = clock.now_ns()
+                if now >= end_ns and (not runtime.busy or now >= stop_ns):
                     break
                 self._tick(now)
-                done = self.clock.wait(self._next_event_ns(now, end_ns, stop_ns))
+                done = clock.wait(self._next_event_ns(now, end_ns, stop_ns))
                 if done is not None:
-                    now = self.clock.now_ns()
-                    self._dispatch(self.runtime.complete(done, now), now)
-                    settle(self.runtime, self.traffic, now, self._dispatch_now)
+                    now = clock.now_ns()
+                    starts = runtime.complete(done, now)
+                    if starts:
+                        self._dispatch(starts, now)
+                    settle(runtime, traffic, now, self._dispatch_now)
         finally:
             self.runtime.finish()
         return self.clock.now_ns()
@@ -69,11 +73,12 @@ class Driver:
                 self._next_sample_ns += self.sample_interval_ns
             if self._progress is not None:
                 self._progress(now)
-        due = self.traffic.pop_due(now)
-        for request in due:
+        arrival = self.traffic.next_arrival_ns()
+        if arrival is None or arrival > now:
+            return  # (nothing due: pop_due would return no request)
+        for request in self.traffic.pop_due(now):
             self.runtime.arrive(request, now)
-        if due:
-            settle(self.runtime, self.traffic, now, self._dispatch_now)
+        settle(self.runtime, self.traffic, now, self._dispatch_now)
 
     def _next_event_ns(self, now: int, end_ns: int, stop_ns: int) -> int:
         """The earliest of the next sample, the next arrival, the end of traffic (while it
@@ -93,5 +98,6 @@ class Driver:
             self._dispatch(starts, now + self.device.decision_ns(self.runtime.decision_work))
 
     def _dispatch(self, starts: list[Start], now: int) -> None:
+        start, report = self.device.start, self._report
         for s in starts:
-            self.device.start(s.job_id, s.request, s.subgraph, now, self.clock.report)
+            start(s.job_id, s.request, s.subgraph, now, report)

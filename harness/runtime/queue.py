@@ -36,7 +36,8 @@ def kind_of(job: Viewable) -> Kind:
 
 
 class JobQueue(Generic[J]):
-    """Waiting jobs, front first; O(1) append, appendleft and take."""
+    """Waiting jobs, front first; O(1) append, appendleft and take (and, once
+    :meth:`heads` was asked, an index of them by kind, kept as they come and go)."""
 
     def __init__(self) -> None:
         self._jobs: OrderedDict[int, J] = OrderedDict()
@@ -44,17 +45,22 @@ class JobQueue(Generic[J]):
         self._kinds: dict[Kind, OrderedDict[int, J]] = {}
         self._where: dict[int, tuple[Kind, int]] = {}
         self._front, self._back = 0, 0
+        #: the kind index is built at the first :meth:`heads` and kept from then on (a policy
+        #: that never asks for heads does not pay for it)
+        self._indexed = False
 
     def append(self, job: J) -> None:
         self._jobs[job.job_id] = job
-        self._back += 1
-        self._file(job, self._back).move_to_end(job.job_id)
+        if self._indexed:
+            self._back += 1
+            self._file(job, self._back).move_to_end(job.job_id)
 
     def appendleft(self, job: J) -> None:
         self._jobs[job.job_id] = job
         self._jobs.move_to_end(job.job_id, last=False)
-        self._front -= 1
-        self._file(job, self._front).move_to_end(job.job_id, last=False)
+        if self._indexed:
+            self._front -= 1
+            self._file(job, self._front).move_to_end(job.job_id, last=False)
 
     def _file(self, job: J, position: int) -> OrderedDict[int, J]:
         kind = kind_of(job)
@@ -63,15 +69,23 @@ class JobQueue(Generic[J]):
         group[job.job_id] = job
         return group
 
+    def _index(self) -> None:
+        """File every waiting job, front first (as appending each in turn would have)."""
+        self._indexed = True
+        for job in self._jobs.values():
+            self._back += 1
+            self._file(job, self._back).move_to_end(job.job_id)
+
     def take(self, job_id: int) -> J:
         """Remove and return the job; AssertionError if it is not waiting."""
         job = self._jobs.pop(job_id, None)
         assert job is not None, f"policy chose job {job_id}, which is not waiting in the queue"
-        kind, _ = self._where.pop(job_id)
-        group = self._kinds[kind]
-        del group[job_id]
-        if not group:
-            del self._kinds[kind]
+        if self._indexed:
+            kind, _ = self._where.pop(job_id)
+            group = self._kinds[kind]
+            del group[job_id]
+            if not group:
+                del self._kinds[kind]
         return job
 
     def __len__(self) -> int:
@@ -85,6 +99,8 @@ class JobQueue(Generic[J]):
 
     def heads(self) -> list[J]:
         """The first job of every kind, front first."""
+        if not self._indexed:
+            self._index()
         firsts = [next(iter(group.values())) for group in self._kinds.values()]
         return sorted(firsts, key=lambda job: self._where[job.job_id][1])
 
@@ -126,6 +142,11 @@ class QueueView(Sequence[JobView]):
 
     def __getitem__(self, index: int | slice) -> JobView | tuple[JobView, ...]:
         if isinstance(index, slice):
+            if index.start is None and index.step is None and index.stop is not None \
+                    and index.stop >= 0:  # the head, as a scheduler reads it
+                head = tuple(itertools.islice(self._jobs.values(), index.stop))
+                self.visited += len(head)
+                return tuple([job.view() for job in head])
             if index.step not in (None, 1) or (index.start or 0) < 0 or (
                     index.stop is not None and index.stop < 0):
                 return tuple(list(self)[index])

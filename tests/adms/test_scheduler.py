@@ -126,6 +126,25 @@ def _sched(plans_prof: tuple[dict[str, ModelPlan], dict[tuple[str, int], int]],
     return AdmsScheduler(AdmsConf(**conf), est), plans  # type: ignore[arg-type]
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0, 3), st.floats(0, 3), st.floats(0, 3), st.floats(0, 1), st.floats(1, 50),
+       st.floats(0, 200), st.floats(0, 100))
+def test_the_schedulers_score_is_eq_4(alpha: float, gamma: float, delta: float, load: float,
+                                      slo_ms: float, now_ms: float, latency_ms: float) -> None:
+    """The decision computes eq. (4) inline (eq. 2 once per job): it must equal
+    :func:`priority`, which the tests above check term by term."""
+    sched, plans = _sched(merge(single("m", {"cpu": 5})), alpha=alpha, gamma=gamma, delta=delta)
+    j = job(0, "m", slo_ms=slo_ms)
+    item = sched._job(0, j, view([j], [pv("cpu")], plans, now_ms=now_ms), frozenset(), now_ms)
+    latency_ns = int(latency_ms * MS)
+    got = sched._score(item, latency_ns, delta * (2.0 * load - 1.0))
+    assert item.slo_ms is not None
+    want = priority(sched.conf, slo_ms=item.slo_ms, latency_ms=latency_ns / MS, now_ms=now_ms,
+                    enqueue_ms=0.0, avg_ms=item.avg_ms, load=load, capacity=1.0,
+                    remaining_ms=item.remaining_ms)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-9)
+
+
 def test_job_closer_to_its_deadline_runs_first() -> None:
     sched, plans = _sched(merge(single("a", {"cpu": 5})))
     for slos, winner in (((100, 20), 1), ((20, 100), 0)):

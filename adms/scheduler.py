@@ -51,15 +51,14 @@ With ``lp_split`` (a variant, the project's addition) a job at a unit boundary t
 frame-rate LP's optimum passes has one option: the subgraph of the optimum there that is
 furthest behind its share of the LP's flow (a deficit count over the run's assignments), so a
 model the LP splits between processors alternates in its proportions; on the twins it is worse
-than the earliest-finish choice (README). With ``work_conserving`` (a variant), when no idle processor is any job's
-earliest choice, the first idle processor that can run a job of the head takes its
-lowest-scoring one anyway. After each assignment the processor's waiting time grows by the
-subgraph's expected latency and the search starts again, until no idle processor takes a
-job. Unfinished jobs return to the front of the queue
-(``reinsert_front``). With ``shed`` (the project's addition for overload) a job of the
-examined head whose request cannot meet its SLO even if started now on a free device is
-dropped before any assignment. Without the monitor (``use_monitor: false``) no processor is hot and
-loads are 0 (idle) or 1 (busy).
+than the earliest-finish choice (README). With ``work_conserving`` (a variant), when no idle
+processor is any job's earliest choice, the first idle processor that can run a job of the
+head takes its lowest-scoring one anyway. After each assignment the processor's waiting time
+grows by the subgraph's expected latency and the search starts again, until no idle processor
+takes a job. Unfinished jobs return to the front of the queue (``reinsert_front``). With
+``shed`` (the project's addition for overload) a job of the examined head whose request cannot
+meet its SLO even if started now on a free device is dropped before any assignment. Without
+the monitor (``use_monitor: false``) no processor is hot and loads are 0 (idle) or 1 (busy).
 """
 
 from __future__ import annotations

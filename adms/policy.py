@@ -99,13 +99,9 @@ class AdmsPolicy:
         """``lp_split``: model -> subgraph index -> frames per second through it at the
         optimum of the frame-rate bound over these plans, priced by ``profile`` and the
         device's handoffs (one frame: one inference of every model)."""
-        handoff = self.tuner.handoff_fn
-        work = {model: ModelWork(
-            (plan,), {(0, sg.index): max(1, int(profile[(model, sg.index)]))
-                      for sg in plan.subgraphs},
-            {} if handoff is None else {(0, sg.index): int(handoff(plan, sg))
-                                        for sg in plan.subgraphs})
-            for model, plan in plans.items()}
+        positive = {key: max(1, int(ns)) for key, ns in profile.items()}
+        work = {model: ModelWork.of(plan, positive, self.tuner.handoff_fn)
+                for model, plan in plans.items()}
         processors = sorted({sg.processor for plan in plans.values() for sg in plan.subgraphs})
         bound = frame_rate_bound(processors, work)
         return {model: {i: f for (_, i), f in flow.items()} for model, flow in bound.flow.items()}

@@ -236,9 +236,9 @@ class AdmsScheduler:
             for sg in plan.subgraphs:
                 if flow.get(model, {}).get(sg.index, 0.0) > 0:
                     by_unit.setdefault(sg.first_unit, []).append((sg, flow[model][sg.index]))
-            self._split[model] = {
-                u: tuple((sg, f / sum(f for _, f in entries)) for sg, f in entries)
-                for u, entries in by_unit.items()}
+            totals = {u: sum(f for _, f in entries) for u, entries in by_unit.items()}
+            self._split[model] = {u: tuple((sg, f / totals[u]) for sg, f in entries)
+                                  for u, entries in by_unit.items()}
 
     def cost(self, sg: Subgraph) -> int:
         return self._expected((sg.model, sg.index))

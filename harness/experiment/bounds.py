@@ -47,9 +47,8 @@ def work_of(device: Device, plans: Mapping[str, ModelPlan],
     models: dict[str, ModelWork] = {}
     digest = hashlib.sha256()
     for model, plan in plans.items():
-        cost = {(0, sg.index): int(profile[(model, sg.index)]) for sg in plan.subgraphs}
-        handoff = {(0, sg.index): int(device.handoff_ns(plan, sg)) for sg in plan.subgraphs}
-        models[model] = ModelWork((plan,), cost, handoff)
+        work = models[model] = ModelWork.of(plan, profile, device.handoff_ns)
+        cost, handoff = work.cost_ns, work.handoff_ns
         for sg in plan.subgraphs:
             digest.update(f"{model}|{sg.processor}|{sorted(sg.ops)}|{sg.units}|"
                           f"{cost[(0, sg.index)]}|{handoff[(0, sg.index)]};".encode())

@@ -56,7 +56,7 @@ tests check the two against each other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,6 +88,16 @@ class ModelWork:
     #: (plan position, subgraph index) -> extra ns when the predecessor ran on another
     #: processor (see :func:`handoff_bytes`); missing = 0
     handoff_ns: Mapping[tuple[int, int], int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, plan: ModelPlan, profile: Mapping[tuple[str, int], int],
+           handoff: Callable[[ModelPlan, Subgraph], int] | None = None) -> ModelWork:
+        """One plan, each subgraph priced by ``profile`` ((model, subgraph index) -> ns) and
+        ``handoff`` (none: 0)."""
+        return cls((plan,), {(0, sg.index): int(profile[(plan.model, sg.index)])
+                             for sg in plan.subgraphs},
+                   {} if handoff is None else
+                   {(0, sg.index): int(handoff(plan, sg)) for sg in plan.subgraphs})
 
 
 @dataclass(frozen=True, slots=True)

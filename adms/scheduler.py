@@ -136,6 +136,19 @@ class _Job:
     #: eq. (2) at this decision's time (it does not depend on the processor)
     wait: float
 
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, position: int, job: JobView, options: Mapping[str, Option],
+                 slo_ms: float | None, enqueue_ms: float, avg_ms: float, remaining_ms: float,
+                 wait: float) -> None:
+        self.position = position
+        self.job = job
+        self.options = options
+        self.slo_ms = slo_ms
+        self.enqueue_ms = enqueue_ms
+        self.avg_ms = avg_ms
+        self.remaining_ms = remaining_ms
+        self.wait = wait
+
 
 @dataclass(frozen=True, slots=True)
 class _Kind:
@@ -152,6 +165,16 @@ class _Kind:
     #: C_remaining, ms
     remaining_ms: float
 
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, plan: ModelPlan, hot: frozenset[str], options: Mapping[str, Option],
+                 avg_ns: int, avg_ms: float, remaining_ms: float) -> None:
+        object.__setattr__(self, "plan", plan)
+        object.__setattr__(self, "hot", hot)
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "avg_ns", avg_ns)
+        object.__setattr__(self, "avg_ms", avg_ms)
+        object.__setattr__(self, "remaining_ms", remaining_ms)
+
 
 @dataclass(frozen=True, slots=True)
 class _Starts:
@@ -167,6 +190,15 @@ class _Starts:
     after: np.ndarray
     #: processor -> the positions (in ``subgraphs``) of those on it; first appearance first
     by_processor: tuple[tuple[str, np.ndarray], ...]
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, plan: ModelPlan, subgraphs: tuple[Subgraph, ...], index: np.ndarray | None,
+                 after: np.ndarray, by_processor: tuple[tuple[str, np.ndarray], ...]) -> None:
+        object.__setattr__(self, "plan", plan)
+        object.__setattr__(self, "subgraphs", subgraphs)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "after", after)
+        object.__setattr__(self, "by_processor", by_processor)
 
     @classmethod
     def of(cls, plan: ModelPlan, unit: int) -> _Starts:
@@ -192,6 +224,13 @@ class _Reading:
     hot: bool | None = None
     #: :func:`~adms.monitor.preference` of the processor while idle
     idle_preference: tuple[bool, float, float] | None = None
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, state: SensorSample | None, hot: bool | None = None,
+                 idle_preference: tuple[bool, float, float] | None = None) -> None:
+        self.state = state
+        self.hot = hot
+        self.idle_preference = idle_preference
 
 
 class AdmsScheduler:

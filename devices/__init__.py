@@ -7,3 +7,5 @@ inside its own subpackage. What every backend shares: the processor schema
 (:mod:`devices.processors`) and op support by the delegates' public rules
 (:mod:`devices.opsupport`).
 """
+
+import harness  # noqa: F401  (first: it loads the compiled core, harness.native)

@@ -16,3 +16,9 @@ sensor readings). Inside ``harness/``:
 """
 
 __version__ = "0.1.0"
+
+from harness import native as _native
+
+# before any compiled module is imported (see harness.native): the packages adms, baselines
+# and devices import harness first for the same reason
+_native.install()

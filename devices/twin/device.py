@@ -425,6 +425,16 @@ class _Facts:
     #: it runs its plan's last unit: its job is complete after it
     last: bool
 
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, subgraph: Subgraph, i: int, touch_key: tuple[str, str, frozenset[int]],
+                 inputs: tuple[tuple[int, int], ...], made: Mapping[int, str], last: bool) -> None:
+        object.__setattr__(self, "subgraph", subgraph)
+        object.__setattr__(self, "i", i)
+        object.__setattr__(self, "touch_key", touch_key)
+        object.__setattr__(self, "inputs", inputs)
+        object.__setattr__(self, "made", made)
+        object.__setattr__(self, "last", last)
+
 
 def _to_ns(x: float) -> int:
     return max(1, round(x))

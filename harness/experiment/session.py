@@ -28,6 +28,7 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from harness import native
 from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf
 from harness.config.validate import check_all
@@ -323,7 +324,9 @@ def _write_manifest(
 
 
 def _versions() -> dict[str, str]:
-    versions = {}
+    """The packages' versions, and whether the simulation core ran compiled
+    (:mod:`harness.native`)."""
+    versions = {"simulation core": native.status()}
     for pkg in PACKAGES:
         try:
             versions[pkg] = metadata.version(pkg)

@@ -48,6 +48,12 @@ class Start:
     request: Request
     subgraph: Subgraph
 
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, job_id: int, request: Request, subgraph: Subgraph) -> None:
+        self.job_id = job_id
+        self.request = request
+        self.subgraph = subgraph
+
 
 @dataclass(slots=True)
 class _Job:
@@ -59,6 +65,19 @@ class _Job:
     first_start_ns: int = -1
     processors: list[str] = field(default_factory=list)
     _view: JobView | None = None
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, job_id: int, request: Request, next_unit: int = 0, enqueue_ns: int = 0,
+                 executed: int = 0, first_start_ns: int = -1, processors: list[str] | None = None,
+                 _view: JobView | None = None) -> None:
+        self.job_id = job_id
+        self.request = request
+        self.next_unit = next_unit
+        self.enqueue_ns = enqueue_ns
+        self.executed = executed
+        self.first_start_ns = first_start_ns
+        self.processors = list() if processors is None else processors
+        self._view = _view
 
     def view(self) -> JobView:
         """What a scheduler sees (made once per state of the job)."""
@@ -86,6 +105,17 @@ class _Lane:
     counts: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
     #: the view of it the last decision saw (immutable: handed out again while it holds)
     last_view: ProcessorView | None = None
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, processor: Processor, running: tuple[_Job, Subgraph, int] | None = None,
+                 waiting: deque[tuple[_Job, Subgraph]] | None = None,
+                 counts: dict[tuple[str, int], list[Any]] | None = None,
+                 last_view: ProcessorView | None = None) -> None:
+        self.processor = processor
+        self.running = running
+        self.waiting = deque() if waiting is None else waiting
+        self.counts = dict() if counts is None else counts
+        self.last_view = last_view
 
     def push(self, job: _Job, subgraph: Subgraph) -> None:
         self.waiting.append((job, subgraph))
@@ -274,6 +304,11 @@ class _JobRecord:
 
     job: _Job
     end_ns: int
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, job: _Job, end_ns: int) -> None:
+        object.__setattr__(self, "job", job)
+        object.__setattr__(self, "end_ns", end_ns)
 
     @property
     def start_ns(self) -> int:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
 
 
 class ProcessorKind(Enum):
@@ -100,13 +99,36 @@ class ModelPlan:
     def num_units(self) -> int:
         return len(self.units)
 
-    @cached_property
+    #: :attr:`starting_at`, made at its first read
+    _starting: dict[int, tuple[Subgraph, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, model: str, units: tuple[frozenset[int], ...],
+                 unit_support: tuple[frozenset[str], ...], subgraphs: tuple[Subgraph, ...],
+                 window_size: int = 1, meta: Mapping[str, object] | None = None,
+                 shared_interpreter: bool = False) -> None:
+        object.__setattr__(self, "model", model)
+        object.__setattr__(self, "units", units)
+        object.__setattr__(self, "unit_support", unit_support)
+        object.__setattr__(self, "subgraphs", subgraphs)
+        object.__setattr__(self, "window_size", window_size)
+        object.__setattr__(self, "meta", {} if meta is None else meta)
+        object.__setattr__(self, "shared_interpreter", shared_interpreter)
+        object.__setattr__(self, "_starting", None)
+
+    @property
     def starting_at(self) -> Mapping[int, tuple[Subgraph, ...]]:
-        """Unit index -> subgraphs whose first unit it is."""
-        table: dict[int, list[Subgraph]] = {}
-        for sg in self.subgraphs:
-            table.setdefault(sg.first_unit, []).append(sg)
-        return {u: tuple(sgs) for u, sgs in table.items()}
+        """Unit index -> subgraphs whose first unit it is (made once: not a cached_property,
+        which compiled code reads as a plain property)."""
+        got = self._starting
+        if got is None:
+            table: dict[int, list[Subgraph]] = {}
+            for sg in self.subgraphs:
+                table.setdefault(sg.first_unit, []).append(sg)
+            got = {u: tuple(sgs) for u, sgs in table.items()}
+            object.__setattr__(self, "_starting", got)
+        return got
 
     def candidates(self, next_unit: int) -> tuple[Subgraph, ...]:
         """Subgraphs a job whose next unit is ``next_unit`` can run now."""

@@ -29,6 +29,15 @@ class JobView:
     #: number of subgraphs of this job already executed
     executed: int = 0
 
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, job_id: int, request: Request, next_unit: int, enqueue_ns: int,
+                 executed: int = 0) -> None:
+        object.__setattr__(self, "job_id", job_id)
+        object.__setattr__(self, "request", request)
+        object.__setattr__(self, "next_unit", next_unit)
+        object.__setattr__(self, "enqueue_ns", enqueue_ns)
+        object.__setattr__(self, "executed", executed)
+
     @property
     def model(self) -> str:
         return self.request.model
@@ -48,6 +57,15 @@ class ProcessorView:
     #: latest cached sensor reading (the sensor cache of :mod:`harness.runtime.sensors`)
     state: SensorSample | None = None
 
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, processor: Processor, idle: bool, available_ns: int, queued: int = 0,
+                 state: SensorSample | None = None) -> None:
+        object.__setattr__(self, "processor", processor)
+        object.__setattr__(self, "idle", idle)
+        object.__setattr__(self, "available_ns", available_ns)
+        object.__setattr__(self, "queued", queued)
+        object.__setattr__(self, "state", state)
+
     @property
     def name(self) -> str:
         return self.processor.name
@@ -63,6 +81,14 @@ class SchedulerView:
     queue: Sequence[JobView]
     processors: tuple[ProcessorView, ...]
     plans: Mapping[str, ModelPlan]
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, now_ns: int, queue: Sequence[JobView], processors: tuple[ProcessorView, ...],
+                 plans: Mapping[str, ModelPlan]) -> None:
+        object.__setattr__(self, "now_ns", now_ns)
+        object.__setattr__(self, "queue", queue)
+        object.__setattr__(self, "processors", processors)
+        object.__setattr__(self, "plans", plans)
 
     def processor(self, name: str) -> ProcessorView:
         for p in self.processors:
@@ -83,6 +109,11 @@ class Assignment:
     job_id: int
     subgraph: Subgraph
 
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, job_id: int, subgraph: Subgraph) -> None:
+        object.__setattr__(self, "job_id", job_id)
+        object.__setattr__(self, "subgraph", subgraph)
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -93,3 +124,10 @@ class Decision:
     #: of work, as a native implementation would do it); a simulated device charges time for
     #: it (``Device.decision_ns``)
     work: int = 0
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, assignments: tuple[Assignment, ...] = (), drops: tuple[int, ...] = (),
+                 work: int = 0) -> None:
+        object.__setattr__(self, "assignments", assignments)
+        object.__setattr__(self, "drops", drops)
+        object.__setattr__(self, "work", work)

@@ -1,25 +1,28 @@
-"""Fastest remaining latency through a plan, vectorised: the table ADMS's scores read.
+"""Fastest remaining latency through a plan: the table ADMS's scores read.
 
 ``rest[u]`` is the fewest ns to run units ``u..n-1`` of a model on a free device, choosing
 for each step any subgraph that starts at the current unit (``rest[n] = 0``):
 
     rest[u] = min over subgraphs s starting at u of  cost(s) + rest[s.last_unit + 1]
 
-A plan can hold tens of thousands of subgraphs (Band-style merging at window 1), so the costs
-live in one numpy array, the dynamic programme runs one vector step per unit, and a changed
-estimate updates one entry and marks the table stale instead of rebuilding it.
+A changed estimate updates one cost and marks the table stale instead of rebuilding it; the
+programme then runs once over the plan's subgraphs (integer lists: compiled
+(:mod:`harness.native`) one step is a few instructions, where a numpy step per unit cost
+microseconds of call overhead).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 import numpy as np
 
 from harness.seams.plan import ModelPlan, Subgraph
 
-#: remaining latency of a unit no chain reaches (an invalid plan), ns
-UNREACHABLE_NS = 2**62
+#: remaining latency of a unit no chain reaches (an invalid plan), ns (below 2**62, so it and
+#: every sum with a cost stay machine-size integers in compiled code)
+UNREACHABLE_NS: Final = 2**61
 
 
 class ChainTable:
@@ -29,16 +32,14 @@ class ChainTable:
         self.plan = plan
         subgraphs = plan.subgraphs
         self.position = {sg.index: k for k, sg in enumerate(subgraphs)}
-        self.cost = np.fromiter((cost(sg) for sg in subgraphs), dtype=np.int64,
-                                count=len(subgraphs))
-        self.end = np.fromiter((sg.last_unit + 1 for sg in subgraphs), dtype=np.int64,
-                               count=len(subgraphs))
-        first = np.fromiter((sg.first_unit for sg in subgraphs), dtype=np.int64,
-                            count=len(subgraphs))
-        order = np.argsort(first, kind="stable")
-        bounds = np.searchsorted(first[order], np.arange(plan.num_units + 1))
-        self._starting = [order[bounds[u]:bounds[u + 1]] for u in range(plan.num_units)]
-        self._rest: np.ndarray | None = None
+        self.cost: list[int] = [int(cost(sg)) for sg in subgraphs]
+        self.end: list[int] = [sg.last_unit + 1 for sg in subgraphs]
+        #: per unit, the positions of the subgraphs starting there, in plan order
+        self._starting: list[list[int]] = [[] for _ in range(plan.num_units)]
+        for k, sg in enumerate(subgraphs):
+            if 0 <= sg.first_unit < plan.num_units:
+                self._starting[sg.first_unit].append(k)
+        self._rest: list[int] | None = None
 
     def set_cost(self, subgraph_index: int, ns: int, refresh: bool = True) -> None:
         """Record a subgraph's new cost; ``refresh=False`` keeps the current ``rest`` table
@@ -47,25 +48,34 @@ class ChainTable:
         if refresh:
             self._rest = None
 
+    def starting(self, unit: int) -> list[int]:
+        """Positions (in the plan) of the subgraphs that start at ``unit``, in plan order
+        (the plan's candidates there)."""
+        return self._starting[unit] if 0 <= unit < len(self._starting) else []
+
     @property
     def stale(self) -> bool:
         """The next :meth:`rest` re-runs the programme."""
         return self._rest is None
 
-    def rest(self) -> np.ndarray:
-        """``rest[u]`` for u in 0..n (int64 ns)."""
+    def rest(self) -> list[int]:
+        """``rest[u]`` for u in 0..n (ns); the table's own list: read it, do not change it."""
         if self._rest is None:
             self._rest = self._solve()
         return self._rest
 
-    def _solve(self) -> np.ndarray:
+    def _solve(self) -> list[int]:
         n = self.plan.num_units
-        rest = np.full(n + 1, UNREACHABLE_NS, dtype=np.int64)
+        rest = [UNREACHABLE_NS] * (n + 1)
         rest[n] = 0
+        cost, end = self.cost, self.end
         for u in range(n - 1, -1, -1):
-            idx = self._starting[u]
-            if idx.size:
-                rest[u] = min(int((self.cost[idx] + rest[self.end[idx]]).min()), UNREACHABLE_NS)
+            best = UNREACHABLE_NS
+            for k in self._starting[u]:
+                ns = cost[k] + rest[end[k]]
+                if ns < best:
+                    best = ns
+            rest[u] = best
         return rest
 
 

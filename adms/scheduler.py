@@ -65,8 +65,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-
-import numpy as np
+from typing import Final
 
 from adms.chains import ChainTable
 from adms.config import AdmsConf, SloReading
@@ -78,9 +77,9 @@ from harness.seams.units import NS_PER_MS
 from harness.seams.view import Assignment, Decision, JobView, ProcessorView, SchedulerView
 
 #: a request without an SLO is treated as if its budget were this many times T_avg
-IMPLICIT_SLO_FACTOR = 1.0
+IMPLICIT_SLO_FACTOR: Final = 1.0
 #: smallest T_avg used in eq. (2), ms (guards a zero-latency profile)
-MIN_AVG_MS = 1e-6
+MIN_AVG_MS: Final = 1e-6
 
 
 # -- the three terms (pure) -------------------------------------------------------------------
@@ -176,44 +175,6 @@ class _Kind:
         object.__setattr__(self, "remaining_ms", remaining_ms)
 
 
-@dataclass(frozen=True, slots=True)
-class _Starts:
-    """The subgraphs a job at one unit of a plan can run next, as arrays for one vector step
-    over them (:meth:`AdmsScheduler._fastest`); fixed for the plan."""
-
-    plan: ModelPlan
-    subgraphs: tuple[Subgraph, ...]
-    #: each one's subgraph index (its place in the estimator's cost vector); None when one
-    #: of them has an index outside ``0..len(plan.subgraphs)-1``
-    index: np.ndarray | None
-    #: the unit after each one
-    after: np.ndarray
-    #: processor -> the positions (in ``subgraphs``) of those on it; first appearance first
-    by_processor: tuple[tuple[str, np.ndarray], ...]
-
-    # written out: compiled (harness.native), a generated __init__ is ~16x slower
-    def __init__(self, plan: ModelPlan, subgraphs: tuple[Subgraph, ...], index: np.ndarray | None,
-                 after: np.ndarray, by_processor: tuple[tuple[str, np.ndarray], ...]) -> None:
-        object.__setattr__(self, "plan", plan)
-        object.__setattr__(self, "subgraphs", subgraphs)
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "after", after)
-        object.__setattr__(self, "by_processor", by_processor)
-
-    @classmethod
-    def of(cls, plan: ModelPlan, unit: int) -> _Starts:
-        subgraphs = plan.candidates(unit)
-        n = len(plan.subgraphs)
-        covered = all(sg.model == plan.model and 0 <= sg.index < n for sg in subgraphs)
-        groups: dict[str, list[int]] = {}
-        for k, sg in enumerate(subgraphs):
-            groups.setdefault(sg.processor, []).append(k)
-        return cls(plan, subgraphs,
-                   np.array([sg.index for sg in subgraphs], dtype=np.int64) if covered else None,
-                   np.array([sg.last_unit + 1 for sg in subgraphs], dtype=np.int64),
-                   tuple((p, np.array(ks, dtype=np.int64)) for p, ks in groups.items()))
-
-
 @dataclass(slots=True)
 class _Reading:
     """What the scheduler made of one processor's sensor reading (None: not yet needed)."""
@@ -244,7 +205,6 @@ class AdmsScheduler:
             raise ValueError(f"loop_call_size must be >= 1, got {conf.loop_call_size}")
         self.conf, self.estimator = conf, estimator
         self.implicit_slo_factor = implicit_slo_factor
-        self._expected = estimator.expected
         self._tables: dict[str, ChainTable] = {}
         #: model -> next unit -> its options (:meth:`options`); a model's entry is dropped
         #: when its table is re-derived or forgotten (:meth:`_drop_options`)
@@ -252,8 +212,6 @@ class AdmsScheduler:
         #: model -> next unit -> the kind's shared facts (:meth:`_kind`); dropped with the
         #: model's options, so it never outlives the table and options it was read from
         self._kinds: dict[str, dict[int, _Kind]] = {}
-        #: (model, unit) -> the candidates there as arrays (fixed for a plan)
-        self._starts: dict[tuple[str, int], _Starts] = {}
         #: processor -> what the last decision made of its reading (a reading lasts a sensor
         #: interval, over many decisions; a new reading object replaces the entry)
         self._readings: dict[str, _Reading] = {}
@@ -280,7 +238,7 @@ class AdmsScheduler:
                                   for u, entries in by_unit.items()}
 
     def cost(self, sg: Subgraph) -> int:
-        return self._expected((sg.model, sg.index))
+        return self.estimator.expected((sg.model, sg.index))
 
     def forget(self, model: str) -> None:
         """Drop cached latencies of ``model`` (its estimates changed)."""
@@ -301,11 +259,17 @@ class AdmsScheduler:
         self._options.pop(model, None)
         self._kinds.pop(model, None)
 
-    def rest(self, plan: ModelPlan) -> np.ndarray:
-        """``rest[u]``: fastest ns from unit u to the end on a free device (cached)."""
+    def _table(self, plan: ModelPlan) -> ChainTable:
+        """The plan's chain table: its costs are the estimator's, kept current by
+        :meth:`update`."""
         table = self._tables.get(plan.model)
         if table is None or table.plan is not plan:
             table = self._tables[plan.model] = ChainTable(plan, self.cost)
+        return table
+
+    def rest(self, plan: ModelPlan) -> list[int]:
+        """``rest[u]``: fastest ns from unit u to the end on a free device (cached)."""
+        table = self._table(plan)
         if table.stale:
             self._work += len(plan.subgraphs)
         return table.rest()
@@ -322,27 +286,20 @@ class AdmsScheduler:
             cached = by_unit[next_unit] = self._fastest(plan, next_unit, rest)
         return cached
 
-    def _fastest(self, plan: ModelPlan, next_unit: int, rest: np.ndarray
-                 ) -> dict[str, Option]:
+    def _fastest(self, plan: ModelPlan, next_unit: int, rest: list[int]) -> dict[str, Option]:
         """Processor -> (cost + rest after it, the subgraph) of the candidates at
         ``next_unit`` minimising it there (the first of equal ones), processors in order of
-        first appearance among the candidates; at the current estimates, in one vector step."""
-        key = (plan.model, next_unit)
-        starts = self._starts.get(key)
-        if starts is None or starts.plan is not plan:
-            starts = self._starts[key] = _Starts.of(plan, next_unit)
+        first appearance among the candidates; at the current estimates (the chain table's
+        costs)."""
         out: dict[str, Option] = {}
-        if starts.index is None:  # (subgraph indices the estimator's vector does not cover)
-            for sg in starts.subgraphs:
-                ns = self.cost(sg) + int(rest[sg.last_unit + 1])
-                if sg.processor not in out or ns < out[sg.processor][0]:
-                    out[sg.processor] = (ns, sg)
-            return out
-        costs = self.estimator.costs(plan.model, len(plan.subgraphs))
-        total = costs[starts.index] + rest[starts.after]
-        for name, positions in starts.by_processor:
-            k = int(positions[int(total[positions].argmin())])  # argmin: the first minimum
-            out[name] = (int(total[k]), starts.subgraphs[k])
+        table = self._table(plan)
+        cost, end, subgraphs = table.cost, table.end, plan.subgraphs
+        for k in table.starting(next_unit):
+            ns = cost[k] + rest[end[k]]
+            sg = subgraphs[k]
+            best = out.get(sg.processor)
+            if best is None or ns < best[0]:
+                out[sg.processor] = (ns, sg)
         return out
 
     def _allowed(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]
@@ -372,9 +329,9 @@ class AdmsScheduler:
         if kind is not None and kind.plan is plan and kind.hot == hot:
             return kind
         rest = self.rest(plan)
-        avg_ns = int(rest[0])
+        avg_ns = rest[0]
         kind = _Kind(plan, hot, self._allowed(plan, next_unit, hot), avg_ns,
-                     avg_ns / NS_PER_MS, int(rest[next_unit]) / NS_PER_MS)
+                     avg_ns / NS_PER_MS, rest[next_unit] / NS_PER_MS)
         self._kinds.setdefault(plan.model, {})[next_unit] = kind
         return kind
 
@@ -566,7 +523,7 @@ class AdmsScheduler:
         if sg.processor not in item.options:
             return item
         rest = self.rest(view.plans[model])
-        return replace(item, options={sg.processor: (self.cost(sg) + int(rest[sg.last_unit + 1]),
+        return replace(item, options={sg.processor: (self.cost(sg) + rest[sg.last_unit + 1],
                                                      sg)})
 
     def _count(self, sg: Subgraph) -> None:
@@ -605,7 +562,7 @@ class AdmsScheduler:
                     if sg.processor != name:
                         continue
                     held = self.cost(sg)
-                    finish = held + int(rest[sg.last_unit + 1])
+                    finish = held + rest[sg.last_unit + 1]
                     key = finish + others * held
                     if best is None or key < best[0]:
                         best = (key, finish, sg)

@@ -21,11 +21,12 @@ up to date as estimates move, instead of a dictionary lookup per subgraph.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
 
 import numpy as np
 
 #: what an unprofiled subgraph is expected to take (Band returns INT32_MAX microseconds)
-UNKNOWN_NS = 2**31 * 1_000
+UNKNOWN_NS: Final = 2**31 * 1_000
 
 Key = tuple[str, int]
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import numpy as np
 import simpy
@@ -52,12 +52,12 @@ from harness.seams.units import NS_PER_S
 
 _CostKey = tuple[str, str, frozenset[int], bool]
 #: how long a subgraph started on a processor that is shut down takes to fail, ns
-FAIL_NS = 1_000
+FAIL_NS: Final = 1_000
 #: sensor rows of this pseudo-processor are the whole phone (harness.reporting.metrics)
-DEVICE = "device"
-MB = 1 << 20
+DEVICE: Final = "device"
+MB: Final = 1 << 20
 #: latency-noise draws taken from the generator at once
-NOISE_BLOCK = 4096
+NOISE_BLOCK: Final = 4096
 
 
 class TwinDevice:
@@ -102,6 +102,14 @@ class TwinDevice:
         self._noise_block: list[float] = []
         #: id of a subgraph -> its fixed facts (:meth:`_facts`)
         self._static: dict[int, _Facts] = {}
+        #: model -> :meth:`_read_by_some` of its loaded plan
+        self._read: dict[str, frozenset[int]] = {}
+        dev = self.spec.device
+        #: constants the hot path reads (the spec is immutable)
+        self._sigma: float = dev.noise_sigma
+        self._transfer_fixed_us: float = dev.transfer_fixed_us
+        self._transfer_gbps: float = dev.transfer_bandwidth_gbps
+        self._ns_per_op: float = dev.scheduler_ns_per_op if dev.mechanisms.scheduler_cost else 0.0
 
     @classmethod
     def open(cls, conf: TwinDeviceConf, context: DeviceContext) -> TwinDevice:
@@ -135,6 +143,7 @@ class TwinDevice:
         self._graphs.update(graphs)
         self._plans = dict(plans)
         self._static.clear()
+        self._read.clear()
         for plan in plans.values():
             for sg in plan.subgraphs:
                 self._cost(sg, plan.shared_interpreter)
@@ -183,10 +192,7 @@ class TwinDevice:
     def decision_ns(self, work: int) -> int:
         """Simulated time a decision of ``work`` counted operations takes on the phone's CPU
         (the scheduler-cost mechanism)."""
-        dev = self.spec.device
-        if not dev.mechanisms.scheduler_cost:
-            return 0
-        return round(work * dev.scheduler_ns_per_op)
+        return round(work * self._ns_per_op) if self._ns_per_op else 0
 
     def start_clock(self) -> SimClock:
         return SimClock(self.env)
@@ -303,10 +309,12 @@ class TwinDevice:
         where = self._where.get((job_id, request.request_id))
         if where:
             here = facts.subgraph.processor
-            moved = sum(nbytes for t, nbytes in facts.inputs if where.get(t, here) != here)
+            moved = 0
+            for t, nbytes in facts.inputs:
+                if where.get(t, here) != here:
+                    moved += nbytes
             if moved > 0:
-                dev = self.spec.device
-                ns += transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps)
+                ns += transfer_ns(moved, self._transfer_fixed_us, self._transfer_gbps)
         return _to_ns(ns * self._noise())
 
     def _state_latency(self, i: int, subgraph: Subgraph) -> float:
@@ -329,7 +337,7 @@ class TwinDevice:
     def _noise(self) -> float:
         """A lognormal latency factor; drawn in blocks, the same sequence as one draw at a
         time (numpy's Generator fills an array draw by draw)."""
-        sigma = self.spec.device.noise_sigma
+        sigma = self._sigma
         if sigma <= 0:
             return 1.0
         if not self._noise_block:
@@ -356,11 +364,24 @@ class TwinDevice:
         plan = self._plans.get(subgraph.model)
         last = plan is not None and subgraph.last_unit >= plan.num_units - 1
         made = frozenset() if last else self._graph(subgraph.model).outputs_of(subgraph.ops)
+        if plan is not None:
+            made = made & self._read_by_some(plan)
         inputs = self._pure_inputs(subgraph)
         facts = _Facts(subgraph, i, (subgraph.model, subgraph.processor, subgraph.ops),
-                       inputs, dict.fromkeys(made, subgraph.processor), last)
+                       inputs, dict.fromkeys(sorted(made), subgraph.processor), last)
         self._static[id(subgraph)] = facts
         return facts
+
+    def _read_by_some(self, plan: ModelPlan) -> frozenset[int]:
+        """The tensors some subgraph of ``plan`` can read as an input made elsewhere: the
+        pure inputs of its units (a subgraph's pure inputs are among its units', as it is a
+        run of whole units), so only where these were made is worth recording."""
+        got = self._read.get(plan.model)
+        if got is None:
+            graph = self._graph(plan.model)
+            got = self._read[plan.model] = frozenset().union(
+                *(graph.pure_inputs(ops) for ops in plan.units))
+        return got
 
     def _record_outputs(self, job: tuple[int, int], facts: _Facts) -> None:
         if facts.last:

@@ -41,6 +41,7 @@ from types import ModuleType
 
 #: the compiled modules, as paths from the repository root (compiled together: one group)
 SOURCES: tuple[str, ...] = (
+    "harness/seams/units.py",
     "harness/seams/plan.py",
     "harness/seams/records.py",
     "harness/seams/view.py",

@@ -63,7 +63,7 @@ the monitor (``use_monitor: false``) no processor is hot and loads are 0 (idle) 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -126,7 +126,7 @@ class _Job:
     position: int
     job: JobView
     #: processor name -> the job's fastest option there (hot processors left out if possible)
-    options: Mapping[str, Option]
+    options: dict[str, Option]
     #: T_SLO, ms (None: no deadline term)
     slo_ms: float | None
     enqueue_ms: float
@@ -136,7 +136,7 @@ class _Job:
     wait: float
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
-    def __init__(self, position: int, job: JobView, options: Mapping[str, Option],
+    def __init__(self, position: int, job: JobView, options: dict[str, Option],
                  slo_ms: float | None, enqueue_ms: float, avg_ms: float, remaining_ms: float,
                  wait: float) -> None:
         self.position = position
@@ -157,7 +157,7 @@ class _Kind:
     plan: ModelPlan
     #: the hot processors the options were filtered for
     hot: frozenset[str]
-    options: Mapping[str, Option]
+    options: dict[str, Option]
     #: T_avg, ns and ms
     avg_ns: int
     avg_ms: float
@@ -165,7 +165,7 @@ class _Kind:
     remaining_ms: float
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
-    def __init__(self, plan: ModelPlan, hot: frozenset[str], options: Mapping[str, Option],
+    def __init__(self, plan: ModelPlan, hot: frozenset[str], options: dict[str, Option],
                  avg_ns: int, avg_ms: float, remaining_ms: float) -> None:
         object.__setattr__(self, "plan", plan)
         object.__setattr__(self, "hot", hot)
@@ -194,6 +194,27 @@ class _Reading:
         self.idle_preference = idle_preference
 
 
+_NONE: Final[frozenset[str]] = frozenset()
+
+
+def _preferred(a: _Reading, b: _Reading) -> bool:
+    """Idle processor ``a`` comes strictly before ``b``: its preference
+    (:func:`~adms.monitor.preference`: not near throttling, less loaded, cooler) is lower."""
+    pa, pb = a.idle_preference, b.idle_preference
+    assert pa is not None and pb is not None
+    if pa[0] != pb[0]:
+        return not pa[0]
+    if pa[1] != pb[1]:
+        return pa[1] < pb[1]
+    return pa[2] < pb[2]
+
+
+def _load(reading: _Reading) -> float:
+    preference_ = reading.idle_preference
+    assert preference_ is not None
+    return preference_[1]
+
+
 class AdmsScheduler:
     """ADMS's decision rule over a :class:`SchedulerView` (see the module docstring)."""
 
@@ -205,6 +226,20 @@ class AdmsScheduler:
             raise ValueError(f"loop_call_size must be >= 1, got {conf.loop_call_size}")
         self.conf, self.estimator = conf, estimator
         self.implicit_slo_factor = implicit_slo_factor
+        # the conf's fields every decision reads, as plain attributes (the conf, a config
+        # dataclass, is not compiled: each read of it would be a dynamic lookup)
+        self._alpha: float = conf.alpha
+        self._gamma: float = conf.gamma
+        self._delta: float = conf.delta
+        self._loop_call_size: int = conf.loop_call_size
+        self._monitor: bool = conf.use_monitor
+        self._margin_c: float = conf.thermal_margin_c
+        self._by_budget: bool = conf.slo_reading is SloReading.budget
+        self._earliest: bool = conf.earliest_finish
+        self._work_conserving: bool = conf.work_conserving
+        self._queue_aware: bool = conf.queue_aware
+        self._exclusive: bool = conf.exclusive_aware
+        self._shedding: bool = conf.shed
         self._tables: dict[str, ChainTable] = {}
         #: model -> next unit -> its options (:meth:`options`); a model's entry is dropped
         #: when its table is re-derived or forgotten (:meth:`_drop_options`)
@@ -303,7 +338,7 @@ class AdmsScheduler:
         return out
 
     def _allowed(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]
-                 ) -> Mapping[str, Option]:
+                 ) -> dict[str, Option]:
         opts = self.options(plan, next_unit)
         if not hot or hot.isdisjoint(opts):
             return opts
@@ -317,7 +352,7 @@ class AdmsScheduler:
             if self.implicit_slo_factor <= 0:
                 return None
             budget = int(self.implicit_slo_factor * avg_ns)
-        if self.conf.slo_reading is SloReading.budget:
+        if self._by_budget:
             return budget / NS_PER_MS
         return (job.request.arrival_ns + budget - now_ns) / NS_PER_MS
 
@@ -341,7 +376,7 @@ class AdmsScheduler:
         enqueue_ms = job.enqueue_ns / NS_PER_MS
         return _Job(position, job, kind.options, self._slo_ms(job, kind.avg_ns, view.now_ns),
                     enqueue_ms, kind.avg_ms, kind.remaining_ms,
-                    wait_term(self.conf.alpha, now_ms, enqueue_ms, kind.avg_ms))
+                    wait_term(self._alpha, now_ms, enqueue_ms, kind.avg_ms))
 
     def _score(self, item: _Job, latency_ns: int, resource: float) -> float:
         """Eq. (4) for ``item`` finishing ``latency_ns`` from now on a processor whose
@@ -349,23 +384,24 @@ class AdmsScheduler:
         its order, with eq. (2) taken from the job (computed once per decision)."""
         latency_ms = latency_ns / NS_PER_MS
         slo_ms = latency_ms if item.slo_ms is None else item.slo_ms  # None: term is 0
-        return (self.conf.gamma * (slo_ms - latency_ms) + item.wait
+        return (self._gamma * (slo_ms - latency_ms) + item.wait
                 + resource * item.remaining_ms)
 
     def _lowest(
-        self, name: str, load: float, jobs: Sequence[_Job], waiting: Mapping[str, int],
-        soonest: Sequence[int] | None, reserved: Mapping[str, int],
+        self, name: str, load: float, jobs: list[_Job], waiting: dict[str, int],
+        soonest: list[int] | None, reserved: dict[str, int],
     ) -> tuple[int, Subgraph] | None:
         """The lowest-scoring job processor ``name`` can run (only those it finishes no later
         than ``soonest`` when that is given, a job with other options counting the work
-        ``reserved`` there for jobs that have none)."""
-        best: tuple[float, int, int] | None = None  # (score, finish, position)
+        ``reserved`` there for jobs that have none); ties: the earlier finish, then the
+        earlier queue position."""
+        best_score, best_finish, best_position = 0.0, 0, 0
         best_k, best_sg = -1, None
         self._work += len(jobs)
         held = reserved.get(name, 0)
         here = waiting[name]
         # eq. (3)'s factor on this processor (B_max = 1: load is a fraction)
-        resource = self.conf.delta * ((2.0 * load - 1.0) / 1.0)
+        resource = self._delta * ((2.0 * load - 1.0) / 1.0)
         for k, item in enumerate(jobs):
             opt = item.options.get(name)
             if opt is None:
@@ -374,22 +410,27 @@ class AdmsScheduler:
             if soonest is not None and here + ahead + opt[0] > soonest[k]:
                 continue
             finish = here + opt[0]
-            key = (self._score(item, finish, resource), finish, item.position)
-            if best is None or key < best:
-                best, best_k, best_sg = key, k, opt[1]
+            score = self._score(item, finish, resource)
+            if best_sg is None or score < best_score or (score == best_score and (
+                    finish < best_finish or (finish == best_finish
+                                             and item.position < best_position))):
+                best_score, best_finish, best_position = score, finish, item.position
+                best_k, best_sg = k, opt[1]
         return None if best_sg is None else (best_k, best_sg)
 
     def _processors(self, view: SchedulerView
                     ) -> tuple[frozenset[str], dict[str, int], list[tuple[str, float]]]:
         """One pass over the processors as seen: the hot ones (near throttling; none without
         the monitor), each one's waiting work (ns from now; 0 when idle) and (name, load) of
-        the idle ones, preferred first."""
-        monitor, margin, now_ns = self.conf.use_monitor, self.conf.thermal_margin_c, view.now_ns
+        the idle ones, preferred first (by :func:`~adms.monitor.preference`, then device
+        order)."""
+        monitor, margin, now_ns = self._monitor, self._margin_c, view.now_ns
         readings = self._readings
         hot: list[str] = []
         waiting: dict[str, int] = {}
-        ranked: list[tuple[tuple[bool, float, float], int, str]] = []
-        for k, p in enumerate(view.processors):
+        ranked: list[_Reading] = []
+        names: list[str] = []
+        for p in view.processors:
             name = p.processor.name
             reading = readings.get(name)
             if reading is None or reading.state is not (p.state if monitor else None):
@@ -402,28 +443,32 @@ class AdmsScheduler:
                 waiting[name] = 0
                 if reading.idle_preference is None:
                     reading.idle_preference = preference(self._seen(p), margin)
-                ranked.append((reading.idle_preference, k, name))
+                # insert after every reading preferred to it or equal (device order)
+                at = len(ranked)
+                while at > 0 and _preferred(reading, ranked[at - 1]):
+                    at -= 1
+                ranked.insert(at, reading)
+                names.insert(at, name)
             else:
                 waiting[name] = max(0, p.available_ns - now_ns)
-        if len(ranked) > 1:
-            ranked.sort()  # (the key, then device order: names are never compared)
-        return frozenset(hot), waiting, [(name, key[1]) for key, _, name in ranked]
+        free = [(name, _load(r)) for name, r in zip(names, ranked, strict=True)]
+        return (frozenset(hot) if hot else _NONE), waiting, free
 
     def _seen(self, proc: ProcessorView) -> ProcessorView:
         """The processor as the scheduler sees it: without the monitor, no sensor state."""
-        return proc if self.conf.use_monitor else replace(proc, state=None)
+        return proc if self._monitor else replace(proc, state=None)
 
-    def _pick(self, free: Sequence[tuple[str, float]], jobs: Sequence[_Job],
-              waiting: Mapping[str, int]) -> tuple[str, int, Subgraph] | None:
+    def _pick(self, free: list[tuple[str, float]], jobs: list[_Job],
+              waiting: dict[str, int]) -> tuple[str, int, Subgraph] | None:
         """The next (processor, job index, subgraph): the first idle processor, by preference,
         that is some job's earliest-finishing choice takes its lowest-scoring such job; when
         no idle processor is, and ``work_conserving``, the first that can run any job takes
         its lowest-scoring one."""
-        reserved = self._reserved(jobs) if self.conf.exclusive_aware else {}
-        if self.conf.earliest_finish:
+        reserved = self._reserved(jobs) if self._exclusive else {}
+        if self._earliest:
             soonest = self._soonest(jobs, waiting, reserved)
-            passes: list[Sequence[int] | None] = [soonest]
-            if self.conf.work_conserving:
+            passes: list[list[int] | None] = [soonest]
+            if self._work_conserving:
                 passes.append(None)
         else:
             passes = [None]
@@ -434,7 +479,7 @@ class AdmsScheduler:
                     return name, got[0], got[1]
         return None
 
-    def _reserved(self, jobs: Sequence[_Job]) -> dict[str, int]:
+    def _reserved(self, jobs: list[_Job]) -> dict[str, int]:
         """Processor -> the next subgraphs of the examined jobs that can run only there."""
         out: dict[str, int] = {}
         for item in jobs:
@@ -443,8 +488,8 @@ class AdmsScheduler:
                 out[name] = out.get(name, 0) + self.cost(sg)
         return out
 
-    def _soonest(self, jobs: Sequence[_Job], waiting: Mapping[str, int],
-                 reserved: Mapping[str, int]) -> list[int]:
+    def _soonest(self, jobs: list[_Job], waiting: dict[str, int],
+                 reserved: dict[str, int]) -> list[int]:
         """Per job, the earliest it can finish its model: on the processor where it would
         end first, after the work waiting there (``waiting``) and, with ``queue_aware``, the
         next subgraphs of the jobs ahead of it in the examined head, each counted on the
@@ -453,7 +498,7 @@ class AdmsScheduler:
         (``exclusive_aware``): they are projected first. Ties go to the processor whose
         name sorts first."""
         projected = dict(waiting)
-        queue_aware = self.conf.queue_aware
+        queue_aware = self._queue_aware
         last = len(jobs) - 1
         out: list[int] = []
         for k, item in enumerate(jobs):
@@ -484,13 +529,13 @@ class AdmsScheduler:
         now_ms = now_ns / NS_PER_MS
         hot, waiting, free = self._processors(view)
         jobs = [self._job(k, j, view, hot, now_ms)
-                for k, j in enumerate(view.queue[: self.conf.loop_call_size])]
-        if self.conf.exclusive_aware:
+                for k, j in enumerate(view.queue[: self._loop_call_size])]
+        if self._exclusive:
             jobs = self._spare_exclusive(jobs, view)
         if self._split:
             jobs = [self._steer(item, view) for item in jobs]
         drops: tuple[int, ...] = ()
-        if self.conf.shed:
+        if self._shedding:
             jobs, drops = self._shed(jobs, view)
         out: list[Assignment] = []
         while jobs and free:

@@ -268,6 +268,8 @@ class Runtime:
             f"job {job_id} is at unit {job.next_unit}, subgraph starts at {subgraph.first_unit}"
         )
         lane = self._lanes[subgraph.processor]
+        if lane.running is None and not lane.waiting:
+            return self._run(lane, job, subgraph, now_ns)  # (as pushing it, then popping it)
         lane.push(job, subgraph)
         return self._start_waiting(lane, now_ns)
 
@@ -279,6 +281,10 @@ class Runtime:
         if lane.running is not None or not lane.waiting:
             return None
         job, subgraph = lane.pop()
+        return self._run(lane, job, subgraph, now_ns)
+
+    def _run(self, lane: _Lane, job: _Job, subgraph: Subgraph, now_ns: int) -> Start:
+        """``subgraph`` of ``job`` starts on idle ``lane`` now."""
         lane.running = (job, subgraph, now_ns)
         if job.first_start_ns < 0:
             job.first_start_ns = now_ns

@@ -144,9 +144,7 @@ class QueueView(Sequence[JobView]):
         if isinstance(index, slice):
             if index.start is None and index.step is None and index.stop is not None \
                     and index.stop >= 0:  # the head, as a scheduler reads it
-                head = tuple(itertools.islice(self._jobs.values(), index.stop))
-                self.visited += len(head)
-                return tuple([job.view() for job in head])
+                return self._head(index.stop)
             if index.step not in (None, 1) or (index.start or 0) < 0 or (
                     index.stop is not None and index.stop < 0):
                 return tuple(list(self)[index])
@@ -159,6 +157,17 @@ class QueueView(Sequence[JobView]):
             raise IndexError(index)
         self.visited += index + 1
         return next(itertools.islice(self._jobs.values(), index, None)).view()
+
+    def _head(self, n: int) -> tuple[JobView, ...]:
+        """Views of the first ``n`` jobs."""
+        out: list[JobView] = []
+        if n > 0:
+            for job in self._jobs.values():
+                out.append(job.view())
+                if len(out) >= n:
+                    break
+        self.visited += len(out)
+        return tuple(out)
 
     def __bool__(self) -> bool:
         return bool(self._jobs)

@@ -61,6 +61,8 @@ class AdmsPolicy:
                                  per_processor=conf.window_per_processor,
                                  handoff_fn=handoff_fn, costs_key=costs_key)
         self.estimator = LatencyEstimator(conf.ema_alpha)
+        #: the conf's refresh threshold (read at every completion; the conf is not compiled)
+        self._refresh: float = conf.estimate_refresh
         self.scheduler = AdmsScheduler(conf, self.estimator, conf.implicit_slo_factor)
         #: the tuner's choice per model (for reports)
         self.tuned: dict[str, Tuned] = {}
@@ -119,5 +121,4 @@ class AdmsPolicy:
             before = self.estimator.expected(key)
             after = self.estimator.update(key, completion.latency_ns)
             moved = 0 if after is None else abs(after - before)
-            self.scheduler.update(sg, refresh=moved > self.conf.estimate_refresh * before,
-                                  ns=after)
+            self.scheduler.update(sg, refresh=moved > self._refresh * before, ns=after)

@@ -451,7 +451,7 @@ class AdmsScheduler:
                 names.insert(at, name)
             else:
                 waiting[name] = max(0, p.available_ns - now_ns)
-        free = [(name, _load(r)) for name, r in zip(names, ranked, strict=True)]
+        free = [(names[i], _load(ranked[i])) for i in range(len(ranked))]
         return (frozenset(hot) if hot else _NONE), waiting, free
 
     def _seen(self, proc: ProcessorView) -> ProcessorView:

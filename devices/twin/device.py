@@ -401,9 +401,9 @@ class TwinDevice:
         self._busy[i] = True
         self._n_busy += 1
         self.heat.busy(i, start_ns)
-        event = self.env.timeout(end_ns - env_now)
-        event.callbacks.append(lambda _: self._end(facts, job_id, request, start_ns, ok,
-                                                   on_done))
+        event = simpy.Timeout(self.env, end_ns - env_now)
+        event.callbacks.append(lambda _: self._end(facts, job_id, request, start_ns, end_ns,
+                                                   ok, on_done))
 
     def _govern_to(self, now_ns: int) -> None:
         """Run the governor ticks due by ``now_ns`` (each integrates the heat over its tick,
@@ -413,9 +413,9 @@ class TwinDevice:
         if now_ns >= heat.next_tick_ns:
             heat.advance(now_ns - (now_ns - heat.next_tick_ns) % heat.period_ns)
 
-    def _end(self, facts: _Facts, job_id: int, request: Request, start_ns: int, ok: bool,
-             on_done: Callable[[Completion], None]) -> None:
-        end_ns = int(self.env.now)
+    def _end(self, facts: _Facts, job_id: int, request: Request, start_ns: int, end_ns: int,
+             ok: bool, on_done: Callable[[Completion], None]) -> None:
+        """The subgraph's event at ``end_ns`` (the environment's time now)."""
         if end_ns >= self.heat.next_tick_ns:
             self._govern_to(end_ns)
         i = facts.i

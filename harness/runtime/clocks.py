@@ -23,14 +23,17 @@ from harness.seams.units import NS_PER_S
 
 
 class SimClock:
-    """Simulated time: integer nanoseconds of a SimPy environment."""
+    """Simulated time: integer nanoseconds of a SimPy environment. The clock steps the
+    environment (nothing else may): it knows the time of each event it processes before
+    processing it, so :meth:`now_ns` is that time without asking the environment."""
 
     def __init__(self, env: simpy.Environment) -> None:
         self.env = env
         self._done: deque[Completion] = deque()
+        self._now = int(env.now)
 
     def now_ns(self) -> int:
-        return int(self.env.now)
+        return self._now
 
     def report(self, done: Completion) -> None:
         self._done.append(done)
@@ -38,12 +41,16 @@ class SimClock:
     def wait(self, until_ns: int) -> Completion | None:
         """Process events in time order until one reports a completion; with none before
         ``until_ns``, advance to ``until_ns`` (events at ``until_ns`` run first)."""
+        env = self.env
         while not self._done:
-            if self.env.peek() > until_ns:
-                if until_ns > self.env.now:
-                    self.env.run(until=until_ns)
+            t = env.peek()
+            if t > until_ns:
+                if until_ns > self._now:
+                    env.run(until=until_ns)
+                    self._now = until_ns
                 return None
-            self.env.step()
+            self._now = int(t)  # (the time of the event: its callbacks read it)
+            env.step()
         return self._done.popleft()
 
 

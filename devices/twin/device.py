@@ -58,6 +58,8 @@ DEVICE: Final = "device"
 MB: Final = 1 << 20
 #: latency-noise draws taken from the generator at once
 NOISE_BLOCK: Final = 4096
+#: a subgraph's state key is (DVFS level) x _STATES + (other processors busy)
+_STATES: Final = 1 << 16
 
 
 class TwinDevice:
@@ -97,8 +99,6 @@ class TwinDevice:
         #: arenas of those that have run, bytes
         self.memory_bytes = 0
         self._touched: set[tuple[str, str, frozenset[int]]] = set()
-        #: (id of a subgraph, DVFS level, busy others) -> (the subgraph, its latency, ns)
-        self._state_ns: dict[tuple[int, int, int], tuple[Subgraph, float]] = {}
         self._noise_block: list[float] = []
         #: id of a subgraph -> its fixed facts (:meth:`_facts`)
         self._static: dict[int, _Facts] = {}
@@ -221,8 +221,10 @@ class TwinDevice:
             self._finish_at(start + FAIL_NS, facts, job_id, request, start, False, on_done,
                             env_now)
             return
-        if facts.touch_key not in self._touched:
-            self._touch(subgraph)
+        if not facts.touched:
+            if facts.touch_key not in self._touched:
+                self._touch(subgraph)
+            facts.touched = True
         latency = self._latency_ns(facts, job_id, request)
         self._finish_at(start + latency, facts, job_id, request, start, True, on_done, env_now)
 
@@ -305,7 +307,7 @@ class TwinDevice:
         return self._op_tables[key]
 
     def _latency_ns(self, facts: _Facts, job_id: int, request: Request) -> int:
-        ns = self._state_latency(facts.i, facts.subgraph)
+        ns = self._state_latency(facts)
         where = self._where.get((job_id, request.request_id))
         if where:
             here = facts.subgraph.processor
@@ -317,21 +319,22 @@ class TwinDevice:
                 ns += transfer_ns(moved, self._transfer_fixed_us, self._transfer_gbps)
         return _to_ns(ns * self._noise())
 
-    def _state_latency(self, i: int, subgraph: Subgraph) -> float:
+    def _state_latency(self, facts: _Facts) -> float:
         """The subgraph's latency in the present state (its processor's DVFS level, how
         many others are busy): computed once per subgraph and state, then looked up."""
+        i, subgraph = facts.i, facts.subgraph
         others = self._n_busy - self._busy[i]
         level = self.heat.governor.level[i]
-        key = (id(subgraph), level, others)
-        hit = self._state_ns.get(key)
-        if hit is not None and hit[0] is subgraph:
-            return hit[1]
+        key = level * _STATES + others  # (others < _STATES: fewer processors than that)
+        hit = facts.state_ns.get(key)
+        if hit is not None:
+            return hit
         spec, dev = self.spec.processors[i], self.spec.device
         bandwidth = effective_bandwidth(dev.memory_bandwidth_gbps, spec.bandwidth_share,
                                         others + 1)
         f_ratio = self.heat.frequency_mhz(i) / spec.f_max_mhz
         ns = self._cost(subgraph).latency_ns(f_ratio, bandwidth)
-        self._state_ns[key] = (subgraph, ns)
+        facts.state_ns[key] = ns
         return ns
 
     def _noise(self) -> float:
@@ -429,9 +432,10 @@ class TwinDevice:
         on_done(Completion(job_id, request, facts.subgraph, start_ns, end_ns, ok))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Facts:
-    """A subgraph's fixed facts for the twin's hot path."""
+    """A subgraph's facts for the twin's hot path: fixed, but for two caches (its arena is
+    resident, its latency per state)."""
 
     subgraph: Subgraph
     #: its processor's index
@@ -445,16 +449,23 @@ class _Facts:
     made: Mapping[int, str]
     #: it runs its plan's last unit: its job is complete after it
     last: bool
+    #: its arena is known to be resident (in ``TwinDevice._touched``)
+    touched: bool
+    #: its latency alone by state (:meth:`TwinDevice._state_key`), ns
+    state_ns: dict[int, float]
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
     def __init__(self, subgraph: Subgraph, i: int, touch_key: tuple[str, str, frozenset[int]],
-                 inputs: tuple[tuple[int, int], ...], made: Mapping[int, str], last: bool) -> None:
-        object.__setattr__(self, "subgraph", subgraph)
-        object.__setattr__(self, "i", i)
-        object.__setattr__(self, "touch_key", touch_key)
-        object.__setattr__(self, "inputs", inputs)
-        object.__setattr__(self, "made", made)
-        object.__setattr__(self, "last", last)
+                 inputs: tuple[tuple[int, int], ...], made: Mapping[int, str], last: bool
+                 ) -> None:
+        self.subgraph = subgraph
+        self.i = i
+        self.touch_key = touch_key
+        self.inputs = inputs
+        self.made = made
+        self.last = last
+        self.touched = False
+        self.state_ns = {}
 
 
 def _to_ns(x: float) -> int:

@@ -164,7 +164,7 @@ class Runtime:
         processors: tuple[Processor, ...],
         record_request: Callable[[Request, str, _JobRecord], None],
         record_subgraph: Callable[[Completion], None],
-        sensors: Callable[[int], Mapping[str, SensorSample]] | None = None,
+        sensors: Callable[[int], dict[str, SensorSample]] | None = None,
     ) -> None:
         self.policy = policy
         self.plans = plans

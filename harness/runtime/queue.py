@@ -142,14 +142,14 @@ class QueueView(Sequence[JobView]):
 
     def __getitem__(self, index: int | slice) -> JobView | tuple[JobView, ...]:
         if isinstance(index, slice):
-            if index.start is None and index.step is None and index.stop is not None \
-                    and index.stop >= 0:  # the head, as a scheduler reads it
-                return self._head(index.stop)
-            if index.step not in (None, 1) or (index.start or 0) < 0 or (
-                    index.stop is not None and index.stop < 0):
+            start, stop, step = index.start, index.stop, index.step
+            if start is None and step is None and stop is not None \
+                    and stop >= 0:  # the head, as a scheduler reads it
+                return self._head(stop)
+            if step not in (None, 1) or (start or 0) < 0 or (stop is not None and stop < 0):
                 return tuple(list(self)[index])
-            head = tuple(itertools.islice(self._jobs.values(), index.start, index.stop))
-            self.visited += (index.start or 0) + len(head)  # skipped jobs are walked too
+            head = tuple(itertools.islice(self._jobs.values(), start, stop))
+            self.visited += (start or 0) + len(head)  # skipped jobs are walked too
             return tuple(job.view() for job in head)
         if index < 0:
             index += len(self._jobs)

@@ -361,7 +361,7 @@ class AdmsScheduler:
         the model's options are, for the same plan and hot processors)."""
         by_unit = self._kinds.get(plan.model)
         kind = None if by_unit is None else by_unit.get(next_unit)
-        if kind is not None and kind.plan is plan and kind.hot == hot:
+        if kind is not None and kind.plan is plan and (kind.hot is hot or kind.hot == hot):
             return kind
         rest = self.rest(plan)
         avg_ns = rest[0]

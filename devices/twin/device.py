@@ -48,7 +48,7 @@ from harness.seams.errors import RunFailure, UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
-from harness.seams.units import NS_PER_S
+from harness.seams.units import NS_PER_S, round_int
 
 _CostKey = tuple[str, str, frozenset[int], bool]
 #: how long a subgraph started on a processor that is shut down takes to fail, ns
@@ -192,7 +192,7 @@ class TwinDevice:
     def decision_ns(self, work: int) -> int:
         """Simulated time a decision of ``work`` counted operations takes on the phone's CPU
         (the scheduler-cost mechanism)."""
-        return round(work * self._ns_per_op) if self._ns_per_op else 0
+        return round_int(work * self._ns_per_op) if self._ns_per_op else 0
 
     def start_clock(self) -> SimClock:
         return SimClock(self.env)
@@ -469,7 +469,7 @@ class _Facts:
 
 
 def _to_ns(x: float) -> int:
-    return max(1, round(x))
+    return max(1, round_int(x))
 
 
 def _calibration_fact(p: TwinProcessorSpec) -> object:

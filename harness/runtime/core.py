@@ -167,6 +167,8 @@ class Runtime:
         sensors: Callable[[int], dict[str, SensorSample]] | None = None,
     ) -> None:
         self.policy = policy
+        #: ``policy.reinsert_front`` (fixed for a policy; read at every subgraph's end)
+        self._front: bool = policy.reinsert_front
         self.plans = plans
         self._record_request = record_request
         self._record_subgraph = record_subgraph
@@ -226,7 +228,7 @@ class Runtime:
         if job.next_unit >= self.plans[job.request.model].num_units:
             self._end(job, "ok", done.end_ns)
             return
-        if self.policy.reinsert_front:
+        if self._front:
             self._queue.appendleft(job)
         else:
             self._queue.append(job)

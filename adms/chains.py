@@ -6,9 +6,10 @@ for each step any subgraph that starts at the current unit (``rest[n] = 0``):
     rest[u] = min over subgraphs s starting at u of  cost(s) + rest[s.last_unit + 1]
 
 A changed estimate updates one cost and marks the table stale instead of rebuilding it; the
-programme then runs once over the plan's subgraphs (integer lists: compiled
+programme then runs again from the last unit any changed subgraph starts at down to the first
+(``rest`` after it depends on no changed cost), over integer lists: compiled
 (:mod:`harness.native`) one step is a few instructions, where a numpy step per unit cost
-microseconds of call overhead).
+microseconds of call overhead.
 """
 
 from __future__ import annotations
@@ -34,19 +35,26 @@ class ChainTable:
         self.position = {sg.index: k for k, sg in enumerate(subgraphs)}
         self.cost: list[int] = [int(cost(sg)) for sg in subgraphs]
         self.end: list[int] = [sg.last_unit + 1 for sg in subgraphs]
+        self._first: list[int] = [sg.first_unit for sg in subgraphs]
         #: per unit, the positions of the subgraphs starting there, in plan order
         self._starting: list[list[int]] = [[] for _ in range(plan.num_units)]
         for k, sg in enumerate(subgraphs):
             if 0 <= sg.first_unit < plan.num_units:
                 self._starting[sg.first_unit].append(k)
         self._rest: list[int] | None = None
+        #: the last unit a subgraph whose cost changed since the last solve starts at (-1: none)
+        self._changed = -1
+        self._stale = True
 
     def set_cost(self, subgraph_index: int, ns: int, refresh: bool = True) -> None:
         """Record a subgraph's new cost; ``refresh=False`` keeps the current ``rest`` table
         until a later refresh (small drifts need not re-run the programme)."""
-        self.cost[self.position[subgraph_index]] = ns
+        k = self.position[subgraph_index]
+        self.cost[k] = ns
+        if self._first[k] > self._changed:
+            self._changed = self._first[k]
         if refresh:
-            self._rest = None
+            self._stale = True
 
     def starting(self, unit: int) -> list[int]:
         """Positions (in the plan) of the subgraphs that start at ``unit``, in plan order
@@ -56,20 +64,28 @@ class ChainTable:
     @property
     def stale(self) -> bool:
         """The next :meth:`rest` re-runs the programme."""
-        return self._rest is None
+        return self._stale
 
     def rest(self) -> list[int]:
         """``rest[u]`` for u in 0..n (ns); the table's own list: read it, do not change it."""
-        if self._rest is None:
-            self._rest = self._solve()
+        if self._rest is None or self._stale:
+            self._rest = self._solve(self._rest)
+            self._changed, self._stale = -1, False
         return self._rest
 
-    def _solve(self) -> list[int]:
+    def _solve(self, last: list[int] | None) -> list[int]:
+        """The programme over every unit, or with ``last`` (the table before the costs
+        changed) over the units up to the last changed one only."""
         n = self.plan.num_units
-        rest = [UNREACHABLE_NS] * (n + 1)
-        rest[n] = 0
+        if last is None:
+            rest = [UNREACHABLE_NS] * (n + 1)
+            rest[n] = 0
+            top = n - 1
+        else:
+            rest = list(last)
+            top = min(self._changed, n - 1)
         cost, end = self.cost, self.end
-        for u in range(n - 1, -1, -1):
+        for u in range(top, -1, -1):
             best = UNREACHABLE_NS
             for k in self._starting[u]:
                 ns = cost[k] + rest[end[k]]

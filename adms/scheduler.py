@@ -528,8 +528,11 @@ class AdmsScheduler:
         now_ns = view.now_ns
         now_ms = now_ns / NS_PER_MS
         hot, waiting, free = self._processors(view)
-        jobs = [self._job(k, j, view, hot, now_ms)
-                for k, j in enumerate(view.queue[: self._loop_call_size])]
+        jobs: list[_Job] = []
+        for j in view.queue:  # (the head: the loop reads no job past it)
+            jobs.append(self._job(len(jobs), j, view, hot, now_ms))
+            if len(jobs) >= self._loop_call_size:
+                break
         if self._exclusive:
             jobs = self._spare_exclusive(jobs, view)
         if self._split:

@@ -104,6 +104,8 @@ class TwinDevice:
         self._static: dict[int, _Facts] = {}
         #: model -> :meth:`_read_by_some` of its loaded plan
         self._read: dict[str, frozenset[int]] = {}
+        #: the clock of the run (:meth:`start_clock`), which steps the environment
+        self._clock: SimClock | None = None
         dev = self.spec.device
         #: constants the hot path reads (the spec is immutable)
         self._sigma: float = dev.noise_sigma
@@ -195,7 +197,8 @@ class TwinDevice:
         return round_int(work * self._ns_per_op) if self._ns_per_op else 0
 
     def start_clock(self) -> SimClock:
-        return SimClock(self.env)
+        self._clock = SimClock(self.env)
+        return self._clock
 
     def start(
         self,
@@ -212,7 +215,8 @@ class TwinDevice:
             facts = self._facts(subgraph)
         i = facts.i
         assert not self._busy[i], f"{subgraph.processor} already runs a subgraph"
-        env_now = int(self.env.now)
+        # (the clock steps the environment, so its time is the environment's)
+        env_now = self._clock.now_ns() if self._clock is not None else int(self.env.now)
         start = now_ns if now_ns > env_now else env_now
         heat = self.heat
         if env_now >= heat.next_tick_ns:

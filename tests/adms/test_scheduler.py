@@ -115,6 +115,30 @@ def test_chain_table_equals_the_naive_recursion(n_units: int, data: st.DataObjec
     assert list(table.rest()) == naive_rest(mp, cost)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data())
+def test_chain_table_after_changes_equals_a_fresh_one(n_units: int, data: st.DataObject) -> None:
+    """Re-solved from the last changed unit down, the table is the one a new table built
+    from the current costs gives; a change without refresh is kept until one."""
+    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
+    for _ in range(data.draw(st.integers(0, 8))):
+        a = data.draw(st.integers(0, n_units - 1))
+        b = data.draw(st.integers(a, n_units - 1))
+        spans.append(("gpu", a, b, data.draw(st.integers(1, 50))))
+    mp, prof = plan("m", spans)
+    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+    table = ChainTable(mp, lambda sg: cost[sg.index])
+    shown = list(table.rest())
+    for _ in range(data.draw(st.integers(1, 6))):
+        index = data.draw(st.sampled_from(sorted(cost)))
+        cost[index] = data.draw(st.integers(1, 80))
+        refresh = data.draw(st.booleans())
+        table.set_cost(index, cost[index], refresh)
+        if refresh:
+            shown = list(ChainTable(mp, lambda sg: cost[sg.index]).rest())
+        assert list(table.rest()) == shown
+
+
 # -- decisions --------------------------------------------------------------------------------
 
 

@@ -9,8 +9,18 @@ cool-down), :mod:`.measure` (everything around a baseline's tools, power include
 :mod:`.band_files` (Band's config and job log), :mod:`.tools` and :mod:`.rows` (tool
 processes and their rows), :mod:`.vanilla` and :mod:`.band_run` (the two baselines a phone
 runs), :mod:`.phone` (a connected, probed phone), :mod:`.device` (the device class).
+
+Importing this package (its config schema, every run registers it) does not import adbutils
+and the tools' modules: :class:`AdbDevice` is loaded on first use.
 """
 
-from devices.adb.device import AdbDevice
+from __future__ import annotations
 
-__all__ = ["AdbDevice"]
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AdbDevice":
+        from devices.adb.device import AdbDevice
+        return AdbDevice
+    raise AttributeError(name)

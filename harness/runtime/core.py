@@ -170,6 +170,8 @@ class Runtime:
         #: ``policy.reinsert_front`` (fixed for a policy; read at every subgraph's end)
         self._front: bool = policy.reinsert_front
         self.plans = plans
+        #: model -> units of its plan (read at every subgraph's end)
+        self._units: dict[str, int] = {m: p.num_units for m, p in plans.items()}
         self._record_request = record_request
         self._record_subgraph = record_subgraph
         self._sensors = sensors
@@ -225,7 +227,7 @@ class Runtime:
             self._end(job, "failed", done.end_ns)
             return
         job.moved_past(subgraph, now_ns)
-        if job.next_unit >= self.plans[job.request.model].num_units:
+        if job.next_unit >= self._units[job.request.model]:
             self._end(job, "ok", done.end_ns)
             return
         if self._front:

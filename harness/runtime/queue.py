@@ -57,10 +57,10 @@ class JobQueue(Generic[J]):
 
     def appendleft(self, job: J) -> None:
         self._jobs[job.job_id] = job
-        self._jobs.move_to_end(job.job_id, last=False)
+        self._jobs.move_to_end(job.job_id, False)  # (last=False: the front)
         if self._indexed:
             self._front -= 1
-            self._file(job, self._front).move_to_end(job.job_id, last=False)
+            self._file(job, self._front).move_to_end(job.job_id, False)  # (last=False: the front)
 
     def _file(self, job: J, position: int) -> OrderedDict[int, J]:
         kind = kind_of(job)

@@ -237,6 +237,7 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
             for name in names:
                 def tick(now_ns: int, name: str = name, done: int = k * span_ns) -> None:
                     obey_pending_signal()
+                    recorder.flush_due()
                     ticks[name](done + min(now_ns, span_ns))
                 one = _run_one(cfg, name, models, recorder, tick, folder / "cache", seed, bounds)
                 if "_work" in one:

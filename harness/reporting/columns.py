@@ -1,0 +1,267 @@
+"""Rows held in columns while a run goes: the per-row half of recording.
+
+A run records one subgraph row per completion (two million in a 30-minute run), one request
+row per ended request and one sensor row per processor per sample. A row is appended here as
+plain values, one Python list per column: no dict, tuple or record is made per row, and
+nothing is converted or written per row. A journal (:mod:`harness.reporting.journal`) turns
+the lists into Arrow arrays a batch at a time and empties them; when a table holds
+``batch`` rows, its ``on_full`` (the journal's write) is called.
+
+**Shapes.** A subgraph row's own facts (baseline, seed, model, plan index, processor, first
+and last unit, ops) repeat: they are those of one of the few subgraphs of the run's plans.
+Each distinct set is held once, as a *shape* with a code (numbered in order of first use);
+a row holds its shape's code. The journal stores the shapes as an Arrow dictionary, and the
+parquet table expands them, so the table reads back as if every row held its own values.
+
+Everything here is plain and fully annotated (classes with an explicit ``__init__``, no
+closures, no records made per row), so the module compiles with mypyc as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from harness.seams.records import Request, SensorSample
+
+#: a subgraph row's own facts, in :data:`SHAPE_COLUMNS` order
+Shape = tuple[str, int, str, int, str, int, int, int]
+
+#: the subgraph columns a shape holds, and the columns every row holds
+SHAPE_COLUMNS = ("baseline", "seed", "model", "subgraph", "processor", "first_unit",
+                 "last_unit", "n_ops")
+ROW_COLUMNS = ("request_id", "job_id", "start_ns", "end_ns", "ok")
+
+
+class JobFacts(Protocol):
+    """What a request row needs of the job that served it (the runtime's JobRecord)."""
+
+    @property
+    def start_ns(self) -> int: ...
+    @property
+    def end_ns(self) -> int: ...
+    @property
+    def processors(self) -> str: ...
+    @property
+    def n_subgraphs(self) -> int: ...
+
+
+def _nothing() -> None:
+    """The ``on_full`` of columns no journal writes (they only grow)."""
+
+
+class SubgraphColumns:
+    """Subgraph rows: each row's shape code and its own values, one list per column."""
+
+    shape: list[int]
+    request_id: list[int]
+    job_id: list[int]
+    start_ns: list[int]
+    end_ns: list[int]
+    ok: list[bool]
+
+    def __init__(self, batch: int) -> None:
+        self.batch = batch
+        self.on_full: Callable[[], None] = _nothing
+        #: shape code -> shape; kept across batches
+        self.shapes: list[Shape] = []
+        self._codes: dict[Shape, int] = {}
+        self.clear()
+
+    def code(self, shape: Shape) -> int:
+        """The code of ``shape`` (a new shape gets the next one)."""
+        code = self._codes.get(shape)
+        if code is None:
+            code = self._codes[shape] = len(self.shapes)
+            self.shapes.append(shape)
+        return code
+
+    def add(self, shape: int, request_id: int, job_id: int, start_ns: int, end_ns: int,
+            ok: bool) -> None:
+        """One row: its shape's code and its own values."""
+        self.shape.append(shape)
+        self.request_id.append(request_id)
+        self.job_id.append(job_id)
+        self.start_ns.append(start_ns)
+        self.end_ns.append(end_ns)
+        self.ok.append(ok)
+        if len(self.shape) >= self.batch:
+            self.on_full()
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """One row as a mapping column -> value (a device that writes its own rows)."""
+        missing = [c for c in (*SHAPE_COLUMNS, *ROW_COLUMNS) if row.get(c) is None]
+        if missing:
+            raise ValueError(f"subgraph row without {', '.join(missing)}")
+        shape = (row["baseline"], row["seed"], row["model"], row["subgraph"], row["processor"],
+                 row["first_unit"], row["last_unit"], row["n_ops"])
+        self.add(self.code(shape), row["request_id"], row["job_id"], row["start_ns"],
+                 row["end_ns"], row["ok"])
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, as the journal's batches hold them (``shape``: the codes)."""
+        return {"shape": self.shape, "request_id": self.request_id, "job_id": self.job_id,
+                "start_ns": self.start_ns, "end_ns": self.end_ns, "ok": self.ok}
+
+    def rows(self) -> int:
+        return len(self.shape)
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written); the shapes stay."""
+        self.shape = []
+        self.request_id = []
+        self.job_id = []
+        self.start_ns = []
+        self.end_ns = []
+        self.ok = []
+
+
+class RequestColumns:
+    """Request rows, one list per column of
+    :data:`~harness.reporting.store.REQUEST_COLUMNS`."""
+
+    baseline: list[str]
+    seed: list[int]
+    request_id: list[int]
+    model: list[str]
+    frame_id: list[int]
+    stream: list[int]
+    arrival_ns: list[int]
+    start_ns: list[int]
+    end_ns: list[int]
+    slo_ns: list[int]
+    status: list[str]
+    processors: list[str]
+    n_subgraphs: list[int]
+    warmup: list[bool]
+
+    def __init__(self, batch: int) -> None:
+        self.batch = batch
+        self.on_full: Callable[[], None] = _nothing
+        self.clear()
+
+    def add(self, baseline: str, seed: int, r: Request, status: str, job: JobFacts,
+            warmup: bool) -> None:
+        """The row of request ``r``, which ended with ``status``."""
+        self.baseline.append(baseline)
+        self.seed.append(seed)
+        self.request_id.append(r.request_id)
+        self.model.append(r.model)
+        self.frame_id.append(r.frame_id)
+        self.stream.append(r.stream)
+        self.arrival_ns.append(r.arrival_ns)
+        self.start_ns.append(job.start_ns)
+        self.end_ns.append(job.end_ns)
+        self.slo_ns.append(r.slo_ns)
+        self.status.append(status)
+        self.processors.append(job.processors)
+        self.n_subgraphs.append(job.n_subgraphs)
+        self.warmup.append(warmup)
+        if len(self.request_id) >= self.batch:
+            self.on_full()
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, in the table's column order."""
+        return {"baseline": self.baseline, "seed": self.seed, "request_id": self.request_id,
+                "model": self.model, "frame_id": self.frame_id, "stream": self.stream,
+                "arrival_ns": self.arrival_ns, "start_ns": self.start_ns,
+                "end_ns": self.end_ns, "slo_ns": self.slo_ns, "status": self.status,
+                "processors": self.processors, "n_subgraphs": self.n_subgraphs,
+                "warmup": self.warmup}
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """One row as a mapping column -> value (a device that writes its own rows)."""
+        _append_mapping(self.lists(), row)
+        if len(self.request_id) >= self.batch:
+            self.on_full()
+
+    def rows(self) -> int:
+        return len(self.request_id)
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written)."""
+        self.baseline = []
+        self.seed = []
+        self.request_id = []
+        self.model = []
+        self.frame_id = []
+        self.stream = []
+        self.arrival_ns = []
+        self.start_ns = []
+        self.end_ns = []
+        self.slo_ns = []
+        self.status = []
+        self.processors = []
+        self.n_subgraphs = []
+        self.warmup = []
+
+
+class SensorColumns:
+    """Sensor rows, one list per column of :data:`~harness.reporting.store.SENSOR_COLUMNS`
+    (``None``: the sensor is not available)."""
+
+    baseline: list[str]
+    seed: list[int]
+    t_ns: list[int]
+    processor: list[str]
+    temperature_c: list[float | None]
+    frequency_hz: list[float | None]
+    max_frequency_hz: list[float | None]
+    load: list[float | None]
+    power_w: list[float | None]
+    throttled: list[bool | None]
+
+    def __init__(self, batch: int) -> None:
+        self.batch = batch
+        self.on_full: Callable[[], None] = _nothing
+        self.clear()
+
+    def add(self, baseline: str, seed: int, s: SensorSample) -> None:
+        """The row of sample ``s``."""
+        self.baseline.append(baseline)
+        self.seed.append(seed)
+        self.t_ns.append(s.t_ns)
+        self.processor.append(s.processor)
+        self.temperature_c.append(s.temperature_c)
+        self.frequency_hz.append(s.frequency_hz)
+        self.max_frequency_hz.append(s.max_frequency_hz)
+        self.load.append(s.load)
+        self.power_w.append(s.power_w)
+        self.throttled.append(s.throttled)
+        if len(self.t_ns) >= self.batch:
+            self.on_full()
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, in the table's column order."""
+        return {"baseline": self.baseline, "seed": self.seed, "t_ns": self.t_ns,
+                "processor": self.processor, "temperature_c": self.temperature_c,
+                "frequency_hz": self.frequency_hz, "max_frequency_hz": self.max_frequency_hz,
+                "load": self.load, "power_w": self.power_w, "throttled": self.throttled}
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """One row as a mapping column -> value (a device that writes its own rows)."""
+        _append_mapping(self.lists(), row)
+        if len(self.t_ns) >= self.batch:
+            self.on_full()
+
+    def rows(self) -> int:
+        return len(self.t_ns)
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written)."""
+        self.baseline = []
+        self.seed = []
+        self.t_ns = []
+        self.processor = []
+        self.temperature_c = []
+        self.frequency_hz = []
+        self.max_frequency_hz = []
+        self.load = []
+        self.power_w = []
+        self.throttled = []
+
+
+def _append_mapping(lists: dict[str, list[Any]], row: Mapping[str, Any]) -> None:
+    """Each column's value in ``row`` (``None`` where it has none) onto its list."""
+    for name, values in lists.items():
+        values.append(row.get(name))

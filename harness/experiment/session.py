@@ -278,15 +278,17 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
 
 
 def _report(cfg: RunConf, folder: Path, console: Console) -> None:
-    from harness.reporting import plots, report, trace
-    from harness.reporting.metrics import compute
+    from harness.reporting import report, trace
+    from harness.reporting.metrics import compute, one_seed
 
     data = load_run(folder)
     metrics = compute(data)
     report.print_comparison(data, console=console, metrics=metrics)
     report.summary_csv(data, folder / "summary.csv", metrics)
-    trace.write_trace(plots.one_seed(data), folder / "timeline.trace.json")
+    trace.write_trace(one_seed(data), folder / "timeline.trace.json")
     if cfg.plots:
+        from harness.reporting import plots  # matplotlib and seaborn: only to draw
+
         for path in plots.plot_all(data, folder):
             console.print(f"plot: {path}")
     console.print(f"results: {folder}")

@@ -230,12 +230,15 @@ def write_parquet(tables: Iterable[pa.Table], parquet: Path, columns: Mapping[st
                   ) -> None:
     """``tables`` (all of one schema) as one parquet file in row groups of :data:`ROW_GROUP`
     rows (an empty table of ``columns`` when there are none), holding about one row group
-    in memory; written under a temporary name and moved into place."""
+    in memory; written under a temporary name and moved into place. Only the columns whose
+    values repeat are dictionary-encoded (:func:`repeating`): trying it on the others (times,
+    ids) costs time to write and to read, and saves nothing."""
     partial = parquet.with_name(parquet.name + ".tmp")
     writer = None
     try:
         for group in _row_groups(tables):
-            writer = writer or pq.ParquetWriter(partial, group.schema)
+            writer = writer or pq.ParquetWriter(partial, group.schema,
+                                                use_dictionary=repeating(columns))
             writer.write_table(group, row_group_size=ROW_GROUP)
     finally:
         if writer is not None:
@@ -243,6 +246,12 @@ def write_parquet(tables: Iterable[pa.Table], parquet: Path, columns: Mapping[st
     if writer is None:
         empty(columns).to_parquet(partial, index=False)
     os.replace(partial, parquet)
+
+
+def repeating(columns: Mapping[str, str]) -> list[str]:
+    """The columns whose values repeat from row to row: the strings (baselines, models,
+    processors, statuses), the seed and a subgraph row's shape."""
+    return [c for c, dtype in columns.items() if dtype == "string" or c in SHAPE_COLUMNS]
 
 
 def _row_groups(tables: Iterable[pa.Table]) -> Iterator[pa.Table]:

@@ -7,6 +7,12 @@ nothing is converted or written per row. A journal (:mod:`harness.reporting.jour
 the lists into Arrow arrays a batch at a time and empties them; when a table holds
 ``batch`` rows, its ``on_full`` (the journal's write) is called.
 
+**Rows are whole or absent.** A row's values are appended one list after the other, and an
+exception can cut a row short (Ctrl-C raises where the interpreter happens to be: in a
+property a row reads, say). So each table counts its whole rows (``count``, raised after
+the last value) and drops the values of a cut row before it appends the next one
+(:meth:`cut`), and a journal writes only whole rows: columns never go out of step.
+
 **Shapes.** A subgraph row's own facts (baseline, seed, model, plan index, processor, first
 and last unit, ops) repeat: they are those of one of the few subgraphs of the run's plans.
 Each distinct set is held once, as a *shape* with a code (numbered in order of first use);
@@ -50,7 +56,45 @@ def _nothing() -> None:
     """The ``on_full`` of columns no journal writes (they only grow)."""
 
 
-class SubgraphColumns:
+class Columns:
+    """Rows of one table held one list per column; ``count`` whole rows."""
+
+    count: int
+
+    def __init__(self, batch: int) -> None:
+        self.batch = batch
+        self.on_full: Callable[[], None] = _nothing
+        self.clear()
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, as a journal's batches hold them."""
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written)."""
+        raise NotImplementedError
+
+    def rows(self) -> int:
+        """Whole rows held."""
+        return self.count
+
+    def cut(self) -> None:
+        """Drop the values of a row cut short, if any."""
+        for values in self.lists().values():
+            del values[self.count:]
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """One row as a mapping column -> value (a device that writes its own rows;
+        ``None`` where it has none)."""
+        self.cut()
+        for name, values in self.lists().items():
+            values.append(row.get(name))
+        self.count += 1
+        if self.count >= self.batch:
+            self.on_full()
+
+
+class SubgraphColumns(Columns):
     """Subgraph rows: each row's shape code and its own values, one list per column."""
 
     shape: list[int]
@@ -61,31 +105,34 @@ class SubgraphColumns:
     ok: list[bool]
 
     def __init__(self, batch: int) -> None:
-        self.batch = batch
-        self.on_full: Callable[[], None] = _nothing
+        super().__init__(batch)
         #: shape code -> shape; kept across batches
         self.shapes: list[Shape] = []
         self._codes: dict[Shape, int] = {}
-        self.clear()
 
     def code(self, shape: Shape) -> int:
-        """The code of ``shape`` (a new shape gets the next one)."""
+        """The code of ``shape`` (a new shape gets the next one; a shape whose code was
+        cut short by an exception may get a second one, which reads back the same)."""
         code = self._codes.get(shape)
         if code is None:
-            code = self._codes[shape] = len(self.shapes)
+            code = len(self.shapes)
             self.shapes.append(shape)
+            self._codes[shape] = code
         return code
 
     def add(self, shape: int, request_id: int, job_id: int, start_ns: int, end_ns: int,
             ok: bool) -> None:
         """One row: its shape's code and its own values."""
+        if len(self.shape) != self.count:
+            self.cut()
         self.shape.append(shape)
         self.request_id.append(request_id)
         self.job_id.append(job_id)
         self.start_ns.append(start_ns)
         self.end_ns.append(end_ns)
         self.ok.append(ok)
-        if len(self.shape) >= self.batch:
+        self.count += 1
+        if self.count >= self.batch:
             self.on_full()
 
     def append(self, row: Mapping[str, Any]) -> None:
@@ -103,11 +150,9 @@ class SubgraphColumns:
         return {"shape": self.shape, "request_id": self.request_id, "job_id": self.job_id,
                 "start_ns": self.start_ns, "end_ns": self.end_ns, "ok": self.ok}
 
-    def rows(self) -> int:
-        return len(self.shape)
-
     def clear(self) -> None:
         """Forget the rows held (their batch was written); the shapes stay."""
+        self.count = 0
         self.shape = []
         self.request_id = []
         self.job_id = []
@@ -116,7 +161,7 @@ class SubgraphColumns:
         self.ok = []
 
 
-class RequestColumns:
+class RequestColumns(Columns):
     """Request rows, one list per column of
     :data:`~harness.reporting.store.REQUEST_COLUMNS`."""
 
@@ -135,14 +180,11 @@ class RequestColumns:
     n_subgraphs: list[int]
     warmup: list[bool]
 
-    def __init__(self, batch: int) -> None:
-        self.batch = batch
-        self.on_full: Callable[[], None] = _nothing
-        self.clear()
-
     def add(self, baseline: str, seed: int, r: Request, status: str, job: JobFacts,
             warmup: bool) -> None:
         """The row of request ``r``, which ended with ``status``."""
+        if len(self.baseline) != self.count:
+            self.cut()
         self.baseline.append(baseline)
         self.seed.append(seed)
         self.request_id.append(r.request_id)
@@ -157,7 +199,8 @@ class RequestColumns:
         self.processors.append(job.processors)
         self.n_subgraphs.append(job.n_subgraphs)
         self.warmup.append(warmup)
-        if len(self.request_id) >= self.batch:
+        self.count += 1
+        if self.count >= self.batch:
             self.on_full()
 
     def lists(self) -> dict[str, list[Any]]:
@@ -169,17 +212,9 @@ class RequestColumns:
                 "processors": self.processors, "n_subgraphs": self.n_subgraphs,
                 "warmup": self.warmup}
 
-    def append(self, row: Mapping[str, Any]) -> None:
-        """One row as a mapping column -> value (a device that writes its own rows)."""
-        _append_mapping(self.lists(), row)
-        if len(self.request_id) >= self.batch:
-            self.on_full()
-
-    def rows(self) -> int:
-        return len(self.request_id)
-
     def clear(self) -> None:
         """Forget the rows held (their batch was written)."""
+        self.count = 0
         self.baseline = []
         self.seed = []
         self.request_id = []
@@ -196,7 +231,7 @@ class RequestColumns:
         self.warmup = []
 
 
-class SensorColumns:
+class SensorColumns(Columns):
     """Sensor rows, one list per column of :data:`~harness.reporting.store.SENSOR_COLUMNS`
     (``None``: the sensor is not available)."""
 
@@ -211,13 +246,10 @@ class SensorColumns:
     power_w: list[float | None]
     throttled: list[bool | None]
 
-    def __init__(self, batch: int) -> None:
-        self.batch = batch
-        self.on_full: Callable[[], None] = _nothing
-        self.clear()
-
     def add(self, baseline: str, seed: int, s: SensorSample) -> None:
         """The row of sample ``s``."""
+        if len(self.baseline) != self.count:
+            self.cut()
         self.baseline.append(baseline)
         self.seed.append(seed)
         self.t_ns.append(s.t_ns)
@@ -228,7 +260,8 @@ class SensorColumns:
         self.load.append(s.load)
         self.power_w.append(s.power_w)
         self.throttled.append(s.throttled)
-        if len(self.t_ns) >= self.batch:
+        self.count += 1
+        if self.count >= self.batch:
             self.on_full()
 
     def lists(self) -> dict[str, list[Any]]:
@@ -238,17 +271,9 @@ class SensorColumns:
                 "frequency_hz": self.frequency_hz, "max_frequency_hz": self.max_frequency_hz,
                 "load": self.load, "power_w": self.power_w, "throttled": self.throttled}
 
-    def append(self, row: Mapping[str, Any]) -> None:
-        """One row as a mapping column -> value (a device that writes its own rows)."""
-        _append_mapping(self.lists(), row)
-        if len(self.t_ns) >= self.batch:
-            self.on_full()
-
-    def rows(self) -> int:
-        return len(self.t_ns)
-
     def clear(self) -> None:
         """Forget the rows held (their batch was written)."""
+        self.count = 0
         self.baseline = []
         self.seed = []
         self.t_ns = []
@@ -259,9 +284,3 @@ class SensorColumns:
         self.load = []
         self.power_w = []
         self.throttled = []
-
-
-def _append_mapping(lists: dict[str, list[Any]], row: Mapping[str, Any]) -> None:
-    """Each column's value in ``row`` (``None`` where it has none) onto its list."""
-    for name, values in lists.items():
-        values.append(row.get(name))

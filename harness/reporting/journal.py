@@ -6,9 +6,11 @@
   a second of wall time went by (:meth:`~harness.reporting.store.RunRecorder.flush_due`). A
   batch is written straight to the file (no buffer in the process), so a killed process
   leaves every batch written before it; a batch cut by the kill ends the journal there
-  (:func:`read_batches` keeps every complete one). Subgraph rows are journaled with their
-  shapes as an Arrow dictionary (:class:`SubgraphJournal`), so the file holds about 40 bytes
-  a row instead of 120.
+  (:func:`read_batches` keeps every complete one). A stop signal (Ctrl-C) that comes while
+  a batch is written is obeyed once the batch is written and its rows forgotten
+  (:func:`stops_held`), so no batch is written twice or lost. Subgraph rows are journaled
+  with their shapes as an Arrow dictionary (:class:`SubgraphJournal`), so the file holds
+  about 40 bytes a row instead of 120.
 * **JSON-lines journals** (``<table>.jsonl``: the phone tables). One line per row, written
   as it comes: the rows are few, and each is minutes of a phone's work.
 * **Parquet parts** (``subgraphs.parts/``): what versions before the Arrow journals wrote;
@@ -25,10 +27,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Generic, Protocol, TypeVar
+from typing import IO, Any, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -36,7 +41,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-from harness.reporting.columns import ROW_COLUMNS, SHAPE_COLUMNS, SubgraphColumns
+from harness.reporting.columns import ROW_COLUMNS, SHAPE_COLUMNS, Columns, SubgraphColumns
 
 #: rows a table holds before they are written as one record batch
 BATCH_ROWS = 65_536
@@ -62,18 +67,7 @@ def arrow_schema(columns: Mapping[str, str]) -> pa.Schema:
 # -- Arrow journals -------------------------------------------------------------------------
 
 
-class Held(Protocol):
-    """Rows held in columns (:mod:`harness.reporting.columns`)."""
-
-    on_full: Callable[[], None]
-
-    def rows(self) -> int: ...
-    def lists(self) -> dict[str, list[Any]]: ...
-    def append(self, row: Mapping[str, Any]) -> None: ...
-    def clear(self) -> None: ...
-
-
-H = TypeVar("H", bound=Held)
+H = TypeVar("H", bound=Columns)
 
 
 class ArrowJournal(Generic[H]):
@@ -103,8 +97,12 @@ class ArrowJournal(Generic[H]):
         self.held.append(row)
 
     def flush(self) -> None:
-        """Write the rows held as the journal's next record batch."""
-        if self.held.rows() and self._writer is not None:
+        """Write the rows held as the journal's next record batch, and forget them: both or
+        neither, whatever stop signal comes (:func:`stops_held`)."""
+        if not self.held.rows() or self._writer is None:
+            return
+        with stops_held():
+            self.held.cut()
             self._writer.write_batch(self._batch())
             self.held.clear()
 
@@ -128,6 +126,32 @@ class ArrowJournal(Generic[H]):
             self._file.close()
             self._writer = None
             convert_arrows(self.journal, self.parquet, self.columns)
+
+
+#: the signals that stop a run (Ctrl-C, SIGTERM: :mod:`harness.experiment.session`)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def stops_held() -> Iterator[None]:
+    """Inside the block a stop signal is noted, and obeyed (raised again, to the handler
+    the run had) when the block ends: a handler's exception raised between a batch's write
+    and its rows' removal would write them twice, or never. Python runs signal handlers in
+    the main thread only, so elsewhere the block is a plain one."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    before = {s: signal.signal(s, lambda signum, _frame: came.append(signum))
+              for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            if handler is not None:
+                signal.signal(s, handler)
+        for signum in came:
+            signal.raise_signal(signum)
 
 
 def _array(values: list[Any], field: pa.Field, dtype: str) -> pa.Array:

@@ -8,7 +8,9 @@ shapes, journaled as an Arrow dictionary, included).
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import signal
 import subprocess
 import sys
@@ -248,3 +250,58 @@ class _Job:
         self.end_ns = c.end_ns if c.ok else -1
         self.processors = "cpu,gpu"
         self.n_subgraphs = c.subgraph.index + 1
+
+
+class _CutJob(_Job):
+    """Job facts whose ``processors`` raises once, as Ctrl-C can in the middle of a row."""
+
+    def __init__(self, c: Completion, cut: bool) -> None:
+        super().__init__(c)
+        self.cut = cut
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "processors" and object.__getattribute__(self, "cut"):
+            raise KeyboardInterrupt
+        return object.__getattribute__(self, name)
+
+
+def test_a_row_cut_short_is_dropped_and_the_columns_stay_in_step(tmp_path: Path) -> None:
+    """A request row cut after half its values (Ctrl-C inside a property it reads) is not
+    written; the rows after it (the runtime records unfinished jobs on the way out) are."""
+    mp, _ = plan("m", [("cpu", 0, 0, 1)])
+    rec = RunRecorder(tmp_path, batch=100)
+    rows = RunRows("adms", 0, lambda r: False, rec.subgraphs.held, rec.requests.held,
+                   rec.sensors.held)
+    for i in range(4):
+        c = Completion(i, Request(i, "m", i, 10 * i), mp.subgraphs[0], 10 * i, 10 * i + 5)
+        with contextlib.suppress(KeyboardInterrupt):
+            rows.record_request(c.request, "ok", _CutJob(c, cut=i == 1))
+        if i == 1:  # half a row: some columns one value longer than the others
+            assert len(rec.requests.held.request_id) == 2 and rec.requests.held.rows() == 1
+            assert len(rec.requests.held.processors) == 1
+    rows.record_request(Request(9, "m", 9, 90), "unfinished", _Job(c))
+    rec.close()
+    requests = load_run(tmp_path).requests
+    assert list(requests["request_id"]) == [0, 2, 3, 9]
+    assert list(requests["status"]) == ["ok", "ok", "ok", "unfinished"]
+
+
+def test_a_stop_signal_waits_for_the_batch_being_written() -> None:
+    """Inside ``stops_held`` a SIGINT is noted; its handler runs once the block ends."""
+    class Stop(Exception):
+        pass
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise Stop
+
+    before = signal.signal(signal.SIGINT, stop)
+    try:
+        done = []
+        with pytest.raises(Stop), journal.stops_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            done.append("written")
+            done.append("forgotten")
+        assert done == ["written", "forgotten"]
+        assert signal.getsignal(signal.SIGINT) is stop
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -137,8 +137,10 @@ def stops_held() -> Iterator[None]:
     """Inside the block a stop signal is noted, and obeyed (raised again, to the handler
     the run had) when the block ends: a handler's exception raised between a batch's write
     and its rows' removal would write them twice, or never. Python runs signal handlers in
-    the main thread only, so elsewhere the block is a plain one."""
-    if threading.current_thread() is not threading.main_thread():
+    the main thread only, so elsewhere the block is a plain one (as it is where a handler
+    was not set from Python, which could not be set back)."""
+    if threading.current_thread() is not threading.main_thread() or any(
+            signal.getsignal(s) is None for s in STOP_SIGNALS):
         yield
         return
     came: list[int] = []
@@ -148,8 +150,7 @@ def stops_held() -> Iterator[None]:
         yield
     finally:
         for s, handler in before.items():
-            if handler is not None:
-                signal.signal(s, handler)
+            signal.signal(s, handler)
         for signum in came:
             signal.raise_signal(signum)
 

@@ -4,8 +4,9 @@
 ``record_subgraph(Completion)`` and ``record_request(Request, status, JobRecord)`` and the
 sensor cache's ``on_sample(SensorSample)``. Each appends its row to the run's columns
 (:mod:`harness.reporting.columns`), which the run folder's journals write a batch at a
-time. ``record_subgraph`` also sums each subgraph's latency over the completions that
-succeeded, for the as-run bound (:func:`harness.experiment.bounds.as_run`).
+time. :meth:`RunRows.timings` gives each subgraph's latency summed over the completions that
+succeeded, for the as-run bound (:func:`harness.experiment.bounds.as_run`): the journal sums
+them a batch at a time, so no row pays for it.
 
 A subgraph's shape code (its row's repeated facts, see :mod:`~harness.reporting.columns`)
 is looked up by the identity of the runtime's subgraph object: the plans hold a few hundred,
@@ -42,31 +43,19 @@ class RunRows:
         self._codes: dict[int, int] = {}
         #: every subgraph looked up, so that no id above is reused
         self._held: list[Subgraph] = []
-        #: per shape code: summed latency (ns) and count of the completions that succeeded
-        self._sum_ns: list[int] = []
-        self._count: list[int] = []
 
     def record_subgraph(self, c: Completion) -> None:
         """A subgraph ended (the runtime's ``record_subgraph``)."""
         code = self._codes.get(id(c.subgraph), -1)
         if code < 0:
             code = self._new_code(c.subgraph)
-        start_ns = c.start_ns
-        end_ns = c.end_ns
-        ok = c.ok
-        if ok:
-            self._sum_ns[code] += end_ns - start_ns
-            self._count[code] += 1
-        self.subgraphs.add(code, c.request.request_id, c.job_id, start_ns, end_ns, ok)
+        self.subgraphs.add(code, c.request.request_id, c.job_id, c.start_ns, c.end_ns, c.ok)
 
     def _new_code(self, sg: Subgraph) -> int:
         code = self.subgraphs.code((self.baseline, self.seed, sg.model, sg.index, sg.processor,
                                     sg.first_unit, sg.last_unit, len(sg.ops)))
-        self._codes[id(sg)] = code
         self._held.append(sg)
-        while len(self._sum_ns) <= code:
-            self._sum_ns.append(0)
-            self._count.append(0)
+        self._codes[id(sg)] = code
         return code
 
     def record_request(self, r: Request, status: str, job: JobFacts) -> None:
@@ -78,10 +67,13 @@ class RunRows:
         self.sensors.add(self.baseline, self.seed, s)
 
     def timings(self) -> Timings:
-        """The latencies summed so far, per (model, subgraph index)."""
+        """The latencies of every completion recorded so far that succeeded, summed per
+        (model, subgraph index) (the rows held are written first)."""
+        self.subgraphs.write()
+        cols = self.subgraphs
         timings = Timings()
-        for code, count in enumerate(self._count):
-            if count:
-                shape = self.subgraphs.shapes[code]
-                timings.add_sum(shape[2], shape[3], self._sum_ns[code], count)
+        for code in sorted(set(self._codes.values())):
+            if cols.succeeded[code]:
+                shape = cols.shapes[code]
+                timings.add_sum(shape[2], shape[3], cols.latency_ns[code], cols.succeeded[code])
         return timings

@@ -4,8 +4,8 @@ A run records one subgraph row per completion (two million in a 30-minute run), 
 row per ended request and one sensor row per processor per sample. A row is appended here as
 plain values, one Python list per column: no dict, tuple or record is made per row, and
 nothing is converted or written per row. A journal (:mod:`harness.reporting.journal`) turns
-the lists into Arrow arrays a batch at a time and empties them; when a table holds
-``batch`` rows, its ``on_full`` (the journal's write) is called.
+the lists into Arrow arrays a batch at a time and empties them: a table's ``write`` (set by
+its journal) is called when it holds ``batch`` rows.
 
 **Rows are whole or absent.** A row's values are appended one list after the other, and an
 exception can cut a row short (Ctrl-C raises where the interpreter happens to be: in a
@@ -18,6 +18,8 @@ and last unit, ops) repeat: they are those of one of the few subgraphs of the ru
 Each distinct set is held once, as a *shape* with a code (numbered in order of first use);
 a row holds its shape's code. The journal stores the shapes as an Arrow dictionary, and the
 parquet table expands them, so the table reads back as if every row held its own values.
+The journal also sums, a batch at a time, the latency of the rows that succeeded per shape
+(:attr:`SubgraphColumns.latency_ns`, for the as-run bound), so no row pays for it.
 
 Everything here is plain and fully annotated (classes with an explicit ``__init__``, no
 closures, no records made per row), so the module compiles with mypyc as it is.
@@ -53,7 +55,7 @@ class JobFacts(Protocol):
 
 
 def _nothing() -> None:
-    """The ``on_full`` of columns no journal writes (they only grow)."""
+    """The ``write`` of columns no journal writes (they only grow)."""
 
 
 class Columns:
@@ -63,7 +65,8 @@ class Columns:
 
     def __init__(self, batch: int) -> None:
         self.batch = batch
-        self.on_full: Callable[[], None] = _nothing
+        #: writes the rows held as a batch and forgets them (the table's journal)
+        self.write: Callable[[], None] = _nothing
         self.clear()
 
     def lists(self) -> dict[str, list[Any]]:
@@ -91,7 +94,7 @@ class Columns:
             values.append(row.get(name))
         self.count += 1
         if self.count >= self.batch:
-            self.on_full()
+            self.write()
 
 
 class SubgraphColumns(Columns):
@@ -109,6 +112,9 @@ class SubgraphColumns(Columns):
         #: shape code -> shape; kept across batches
         self.shapes: list[Shape] = []
         self._codes: dict[Shape, int] = {}
+        #: shape code -> summed latency (ns) and number of the rows written that succeeded
+        self.latency_ns: list[int] = []
+        self.succeeded: list[int] = []
 
     def code(self, shape: Shape) -> int:
         """The code of ``shape`` (a new shape gets the next one; a shape whose code was
@@ -116,6 +122,8 @@ class SubgraphColumns(Columns):
         code = self._codes.get(shape)
         if code is None:
             code = len(self.shapes)
+            self.latency_ns.append(0)
+            self.succeeded.append(0)
             self.shapes.append(shape)
             self._codes[shape] = code
         return code
@@ -133,7 +141,7 @@ class SubgraphColumns(Columns):
         self.ok.append(ok)
         self.count += 1
         if self.count >= self.batch:
-            self.on_full()
+            self.write()
 
     def append(self, row: Mapping[str, Any]) -> None:
         """One row as a mapping column -> value (a device that writes its own rows)."""
@@ -201,7 +209,7 @@ class RequestColumns(Columns):
         self.warmup.append(warmup)
         self.count += 1
         if self.count >= self.batch:
-            self.on_full()
+            self.write()
 
     def lists(self) -> dict[str, list[Any]]:
         """Column -> its list, in the table's column order."""
@@ -262,7 +270,7 @@ class SensorColumns(Columns):
         self.throttled.append(s.throttled)
         self.count += 1
         if self.count >= self.batch:
-            self.on_full()
+            self.write()
 
     def lists(self) -> dict[str, list[Any]]:
         """Column -> its list, in the table's column order."""

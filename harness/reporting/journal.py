@@ -86,7 +86,7 @@ class ArrowJournal(Generic[H]):
         self._writer: Any = ipc.new_stream(
             self._file, self.batch_schema,
             options=ipc.IpcWriteOptions(emit_dictionary_deltas=True))
-        held.on_full = self.flush
+        held.write = self.flush
 
     def _batch_schema(self) -> pa.Schema:
         return self.schema
@@ -103,8 +103,13 @@ class ArrowJournal(Generic[H]):
             return
         with stops_held():
             self.held.cut()
-            self._writer.write_batch(self._batch())
+            batch = self._batch()
+            self._writer.write_batch(batch)
+            self._written(batch)
             self.held.clear()
+
+    def _written(self, batch: pa.RecordBatch) -> None:
+        """What follows a batch's write (for a table that keeps sums of its rows)."""
 
     def _batch(self) -> pa.RecordBatch:
         lists = self.held.lists()
@@ -192,6 +197,20 @@ class SubgraphJournal(ArrowJournal[SubgraphColumns]):
             return super()._array(values, field)
         codes = pa.array(np.fromiter(values, dtype=np.int32, count=len(values)))
         return pa.DictionaryArray.from_arrays(codes, self._shapes())
+
+    def _written(self, batch: pa.RecordBatch) -> None:
+        """Each shape's latency summed over the batch's rows that succeeded, and their
+        number, added to the columns' (:attr:`SubgraphColumns.latency_ns`)."""
+        held = self.held
+        ok = batch.column("ok").to_numpy(zero_copy_only=False)
+        codes = batch.column("shape").indices.to_numpy()[ok]
+        latency = (batch.column("end_ns").to_numpy() - batch.column("start_ns").to_numpy())[ok]
+        sums = np.zeros(len(held.latency_ns), dtype=np.int64)
+        np.add.at(sums, codes, latency)
+        counts = np.bincount(codes, minlength=len(sums))
+        for code in np.flatnonzero(counts).tolist():
+            held.latency_ns[code] += int(sums[code])
+            held.succeeded[code] += int(counts[code])
 
     def _shapes(self) -> pa.Array:
         """Every shape so far as a struct array (made again only when shapes were added)."""

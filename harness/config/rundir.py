@@ -23,7 +23,7 @@ from omegaconf import OmegaConf
 from harness.seams.errors import UserError
 
 #: files whose presence means a folder holds a run
-RUN_FILES = ("manifest.json", "requests.jsonl", "requests.parquet")
+RUN_FILES = ("manifest.json", "requests.arrows", "requests.jsonl", "requests.parquet")
 RUN_DIR_OVERRIDE = "hydra.run.dir="
 
 

@@ -9,7 +9,8 @@
    and profiles every subgraph alone (the estimates the policies start from);
 4. starts the device's clock and drives traffic through the runtime
    (:class:`~harness.runtime.driver.Driver`), recording every subgraph, request and sensor
-   sample into the run folder as it goes.
+   sample into the run folder's columns as it goes
+   (:class:`~harness.experiment.recording.RunRows`).
 
 A device that runs whole baselines with its own means (a
 :class:`~harness.seams.device.BaselineRunner`: a phone's tools) is handed the baseline
@@ -27,20 +28,20 @@ from typing import Any
 import numpy as np
 
 from harness.config.schema import RunConf
-from harness.experiment.bounds import BoundCache, Timings, as_run, work_of
+from harness.experiment.bounds import BoundCache, as_run, work_of
 from harness.experiment.bounds import facts as bound_facts
 from harness.experiment.components import build_policy, open_device
 from harness.experiment.models import Models
+from harness.experiment.recording import RunRows
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
 from harness.reporting.bound import frame_rate_bound
-from harness.reporting.store import RunRecorder, request_row, sensor_row, subgraph_values
+from harness.reporting.store import RunRecorder
 from harness.runtime.core import Runtime
 from harness.runtime.driver import Driver
 from harness.runtime.sensors import SensorCache
 from harness.runtime.traffic import Traffic
 from harness.seams.device import BaselineRun, BaselineRunner, Device, DeviceContext
 from harness.seams.policy import PolicyContext
-from harness.seams.records import Completion
 from harness.seams.units import NS_PER_MS, NS_PER_S
 
 #: purposes a seed is split into; their order is part of the results' reproducibility
@@ -101,25 +102,15 @@ def _run_on(
     own = bounds.bound([p.name for p in info.processors], work)
     policy.prepare(plans, profile)
     traffic = Traffic(cfg.scenario, slo, rngs["traffic"])
-    timings = Timings()
-
-    def record_subgraph(c: Completion) -> None:
-        timings.add(c)
-        recorder.subgraphs.add(subgraph_values(name, seed, c))
-
+    rows = RunRows(name, seed, traffic.is_warmup, recorder.subgraphs.held,
+                   recorder.requests.held, recorder.sensors.held)
     interval = int(cfg.sensor_interval_ms * NS_PER_MS)
-    sensors = SensorCache(device.read_sensors, interval,
-                          on_sample=lambda s: recorder.sensors.append(sensor_row(name, seed, s)))
-    runtime = Runtime(
-        policy, plans, info.processors,
-        record_request=lambda r, st, rec: recorder.requests.append(
-            request_row(name, seed, r, st, rec, traffic.is_warmup(r))),
-        record_subgraph=record_subgraph,
-        sensors=sensors.get,
-    )
+    sensors = SensorCache(device.read_sensors, interval, on_sample=rows.record_sample)
+    runtime = Runtime(policy, plans, info.processors, record_request=rows.record_request,
+                      record_subgraph=rows.record_subgraph, sensors=sensors.get)
     driver = Driver(device.start_clock(), device, runtime, traffic, sensors, interval, progress)
     end_ns = driver.run(DRAIN_NS)
-    ran = frame_rate_bound([p.name for p in info.processors], as_run(work, timings).models)
+    ran = frame_rate_bound([p.name for p in info.processors], as_run(work, rows.timings()).models)
     return {"device": info, "plans": {m: p.counts() for m, p in plans.items()},
             "plan_meta": {m: dict(p.meta) for m, p in plans.items()},
             "window_sizes": {m: p.window_size for m, p in plans.items()},

@@ -57,7 +57,8 @@ def work_of(device: Device, plans: Mapping[str, ModelPlan],
 
 class Timings:
     """Each subgraph's measured latencies in one run: (model, subgraph index) -> [sum ns,
-    count] of the completions that succeeded."""
+    count] of the completions that succeeded. A run sums them as it records its rows
+    (:class:`~harness.experiment.recording.RunRows`) and adds each subgraph's sum once."""
 
     def __init__(self) -> None:
         self.seen: dict[tuple[str, int], list[int]] = {}
@@ -65,9 +66,16 @@ class Timings:
     def add(self, completion: Completion) -> None:
         if completion.ok:
             sg = completion.subgraph
-            got = self.seen.setdefault((sg.model, sg.index), [0, 0])
-            got[0] += completion.end_ns - completion.start_ns
-            got[1] += 1
+            self.add_sum(sg.model, sg.index, completion.end_ns - completion.start_ns, 1)
+
+    def add_sum(self, model: str, index: int, sum_ns: int, count: int) -> None:
+        """``count`` successful completions of subgraph ``index`` of ``model``, whose
+        latencies sum to ``sum_ns``."""
+        got = self.seen.get((model, index))
+        if got is None:
+            got = self.seen[(model, index)] = [0, 0]
+        got[0] += sum_ns
+        got[1] += count
 
 
 def as_run(work: Work, timings: Timings) -> Work:

@@ -238,6 +238,7 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
             for name in names:
                 def tick(now_ns: int, name: str = name, done: int = k * span_ns) -> None:
                     obey_pending_signal()
+                    recorder.flush_due()
                     ticks[name](done + min(now_ns, span_ns))
                 one = _run_one(cfg, name, models, recorder, tick, folder / "cache", seed, bounds)
                 if "_work" in one:
@@ -278,15 +279,17 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
 
 
 def _report(cfg: RunConf, folder: Path, console: Console) -> None:
-    from harness.reporting import plots, report, trace
-    from harness.reporting.metrics import compute
+    from harness.reporting import report, trace
+    from harness.reporting.metrics import compute, one_seed
 
     data = load_run(folder)
     metrics = compute(data)
     report.print_comparison(data, console=console, metrics=metrics)
     report.summary_csv(data, folder / "summary.csv", metrics)
-    trace.write_trace(plots.one_seed(data), folder / "timeline.trace.json")
+    trace.write_trace(one_seed(data), folder / "timeline.trace.json")
     if cfg.plots:
+        from harness.reporting import plots  # matplotlib and seaborn: only to draw
+
         for path in plots.plot_all(data, folder):
             console.print(f"plot: {path}")
     console.print(f"results: {folder}")

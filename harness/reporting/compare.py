@@ -63,8 +63,9 @@ def read_run(path: str | Path) -> RunData:
     folder = Path(path)
     if not folder.is_dir():
         raise UserError(f"{path} is not a folder")
-    if not any((folder / f"requests.{ext}").exists() for ext in ("parquet", "jsonl")):
-        raise UserError(f"{path} is not a run folder: it has no requests.parquet or requests.jsonl")
+    if not any((folder / f"requests.{ext}").exists() for ext in ("parquet", "arrows", "jsonl")):
+        raise UserError(f"{path} is not a run folder: it has no requests table (requests.parquet, "
+                        f"or the journal requests.arrows or requests.jsonl)")
     try:
         return load_run(folder)
     except (ValueError, OSError) as exc:

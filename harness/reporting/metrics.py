@@ -82,6 +82,17 @@ def rows_where(frame: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
     return frame if bool(mask.all()) else frame[mask]
 
 
+def one_seed(run: RunData, seed: int | None = None) -> RunData:
+    """The run's rows of one seed (the first when none is named), for time series."""
+    seeds = seeds_of(run)
+    if not seeds:
+        return run
+    pick = seeds[0] if seed is None else seed
+    requests, subgraphs, sensors = (rows_where(frame, frame["seed"] == pick)
+                                    for frame in (run.requests, run.subgraphs, run.sensors))
+    return RunData(run.folder, requests, subgraphs, sensors, run.manifest)
+
+
 def _of_seed(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
     return rows_where(frame, frame["seed"] == seed) if "seed" in frame.columns else frame
 
@@ -299,8 +310,12 @@ def frame_keys(rows: pd.DataFrame) -> pd.DataFrame:
 def frames(requests: pd.DataFrame, baseline: str, span: Span | None = None) -> pd.DataFrame:
     """One row per frame of ``baseline``: lane, frame, complete, end_ns (last end, or -1)."""
     w = _span(requests, baseline, span)
-    rows = measured_requests(requests, baseline, w)
     n_models = requests.loc[requests["baseline"] == baseline, "model"].nunique()
+    return _frames_of(measured_requests(requests, baseline, w), n_models)
+
+
+def _frames_of(rows: pd.DataFrame, n_models: int) -> pd.DataFrame:
+    """:func:`frames` of a baseline's measured requests, whose scenario has ``n_models``."""
     if rows.empty:
         return pd.DataFrame(columns=["lane", "frame", "complete", "end_ns"])
     rows = rows.join(frame_keys(rows))
@@ -321,8 +336,9 @@ def busy_ns(starts: ArrayLike, ends: ArrayLike, span: Span) -> int:
     e = np.clip(np.asarray(ends, dtype=np.int64), span[0], span[1])
     if s.size == 0:
         return 0
-    order = np.argsort(s, kind="stable")
-    s, e = s[order], e[order]
+    if (s[1:] < s[:-1]).any():  # a processor's rows come in start order: no sort then
+        order = np.argsort(s, kind="stable")
+        s, e = s[order], e[order]
     reach = np.maximum.accumulate(e)
     new = np.r_[True, s[1:] > reach[:-1]]
     heads = np.flatnonzero(new)
@@ -352,26 +368,31 @@ def _processor_names(subgraphs: pd.DataFrame, sensors: pd.DataFrame) -> list[str
     return [str(n) for n in dict.fromkeys(names) if n != DEVICE]
 
 
-def _measured_processors(requests: pd.DataFrame, subgraphs: pd.DataFrame, baseline: str,
+def _measured_processors(ids: pd.Series, subgraphs: pd.DataFrame, baseline: str,
                          span: Span) -> pd.Series:
-    """The processor of each measured subgraph row (of a measured request, started in the
-    span): a column, not a copy of the rows."""
-    ids = measured_requests(requests, baseline, span)["request_id"]
-    mask = ((subgraphs["baseline"] == baseline) & subgraphs["request_id"].isin(ids)
-            & subgraphs["start_ns"].between(span[0], span[1]))
+    """The processor of each measured subgraph row (of a measured request, whose ids are
+    ``ids``, started in the span): a column, not a copy of the rows."""
+    mask = ((subgraphs["baseline"] == baseline).to_numpy(dtype=bool)
+            & np.isin(subgraphs["request_id"].to_numpy(), ids.to_numpy())
+            & subgraphs["start_ns"].between(span[0], span[1]).to_numpy())
     return subgraphs.loc[mask, "processor"]
 
 
-def _busy_of(subgraphs: pd.DataFrame, name: str, span: Span) -> int:
-    """Busy ns of processor ``name`` in the span, from its subgraph rows."""
-    mine = subgraphs["processor"] == name
-    return busy_ns(subgraphs.loc[mine, "start_ns"].to_numpy(),
-                   subgraphs.loc[mine, "end_ns"].to_numpy(), span)
+def _busy(subgraphs: pd.DataFrame, names: list[str], span: Span) -> dict[str, int]:
+    """Busy ns in the span of each processor of ``names``, from its subgraph rows (the
+    processor column is read once, not once per processor)."""
+    codes, uniques = pd.factorize(subgraphs["processor"])
+    code = {str(u): k for k, u in enumerate(uniques)}
+    start, end = subgraphs["start_ns"].to_numpy(), subgraphs["end_ns"].to_numpy()
+    busy = {}
+    for name in names:
+        mine = codes == code.get(name, -1)
+        busy[name] = busy_ns(start[mine], end[mine], span)
+    return busy
 
 
-def _one_processor(name: str, sub: pd.DataFrame, counted: pd.Series, sens: pd.DataFrame,
+def _one_processor(name: str, busy: int, counted: pd.Series, sens: pd.DataFrame,
                    span: Span) -> dict[Hashable, float]:
-    busy = _busy_of(sub, name, span)
     readings = sens[sens["processor"] == name]
     return {
         "subgraphs": int((counted == name).sum()),
@@ -391,9 +412,12 @@ def processor_metrics(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: 
         w = _span(requests, baseline, span)
         sub = rows_where(subgraphs, subgraphs["baseline"] == baseline)
         sens = _in_span(sensors[sensors["baseline"] == baseline], "t_ns", w)
-        counted = _measured_processors(requests, subgraphs, baseline, w)
-        for name in _processor_names(sub, sensors[sensors["baseline"] == baseline]):
-            stats = _one_processor(name, sub, counted, sens, w)
+        ids = measured_requests(requests, baseline, w)["request_id"]
+        counted = _measured_processors(ids, subgraphs, baseline, w)
+        names = _processor_names(sub, sensors[sensors["baseline"] == baseline])
+        busy = _busy(sub, names, w)
+        for name in names:
+            stats = _one_processor(name, busy[name], counted, sens, w)
             records.append({"baseline": baseline, "processor": name, **stats})
     return _frame(records, ["baseline", "processor"])
 
@@ -447,23 +471,22 @@ def time_to_throttle_s(requests: pd.DataFrame, sensors: pd.DataFrame, baseline: 
 
 def _mean_utilization(subgraphs: pd.DataFrame, sensors: pd.DataFrame, span: Span) -> float:
     """Mean utilization over every processor seen in subgraphs or sensors (idle ones count)."""
-    shares = []
-    for name in _processor_names(subgraphs, sensors):
-        shares.append(_per_s(_busy_of(subgraphs, name, span) / NS_PER_S, span))
+    busy = _busy(subgraphs, _processor_names(subgraphs, sensors), span)
+    shares = [_per_s(ns / NS_PER_S, span) for ns in busy.values()]
     return float(np.mean(shares)) if shares else float("nan")
 
 
 def _one_scenario(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: pd.DataFrame,
                   baseline: str, w: Span) -> dict[str, float]:
     rows = measured_requests(requests, baseline, w)
-    table = frames(requests, baseline, w)
+    table = _frames_of(rows, requests.loc[requests["baseline"] == baseline, "model"].nunique())
     n_frames = int(table["complete"].sum()) if len(table) else 0
     sens = sensors[sensors["baseline"] == baseline]
     stats: dict[str, float] = {"span_start_ns": w[0], "span_end_ns": w[1],
                                "span_s": _seconds(w), "frames": n_frames,
                                "fps": _per_s(n_frames, w)}
     stats.update(_request_summary(rows, w))
-    stats["subgraphs"] = len(_measured_processors(requests, subgraphs, baseline, w))
+    stats["subgraphs"] = len(_measured_processors(rows["request_id"], subgraphs, baseline, w))
     stats["utilization"] = _mean_utilization(
         rows_where(subgraphs, subgraphs["baseline"] == baseline), sens, w)
     stats.update(power_stats(sens, w, n_frames))

@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from harness.reporting import metrics, paper
+from harness.reporting.metrics import one_seed
 from harness.reporting.report import RunIdentity, run_identity
 from harness.reporting.store import RunData
 
@@ -208,17 +209,6 @@ def timeline_plot(run: RunData, identity: RunIdentity, path: Path,
     fig.legend(handles=[Patch(color=c, label=m) for m, c in colours.items()],
                loc="upper right", fontsize=7)
     return _save(fig, identity, "Processor timeline", path)
-
-
-def one_seed(run: RunData, seed: int | None = None) -> RunData:
-    """The run's rows of one seed (the first when none is named), for time series."""
-    seeds = metrics.seeds_of(run)
-    if not seeds:
-        return run
-    pick = seeds[0] if seed is None else seed
-    requests, subgraphs, sensors = (metrics.rows_where(frame, frame["seed"] == pick)
-                                    for frame in (run.requests, run.subgraphs, run.sensors))
-    return RunData(run.folder, requests, subgraphs, sensors, run.manifest)
 
 
 def plot_all(run: RunData, out_dir: Path | None = None) -> list[Path]:

@@ -2,8 +2,10 @@
 
 A run repeats every baseline with several seeds (``seed.count``); each repetition gives one
 value of a metric (FPS, p90 latency...). A figure is their mean with a two-sided 95%
-Student-t interval, ``mean ± t(0.975, n-1) · s / sqrt(n)``; with one seed there is no
-interval (NaN bounds: one seed is an anecdote). The per-seed values are kept beside it.
+Student-t interval, ``mean ± t(0.975, n-1) · s / sqrt(n)`` (the quantile from
+``scipy.special.stdtrit``, which ``scipy.stats.t.ppf`` calls, without importing
+``scipy.stats`` into every run); with one seed there is no interval (NaN bounds: one seed is
+an anecdote). The per-seed values are kept beside it.
 
 A ratio of two baselines (ADMS / TFLite FPS) pairs them seed by seed (the same seed gives
 both the same traffic) and gets a **paired percentile bootstrap** interval: resample the
@@ -19,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
+from scipy.special import stdtrit
 
 CONFIDENCE = 0.95
 RESAMPLES = 10_000
@@ -59,7 +61,7 @@ def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval
     mean = float(np.mean(kept))
     if len(kept) < 2:
         return Interval(mean, NAN, NAN, kept)
-    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, len(kept) - 1)
+    half = float(stdtrit(len(kept) - 1, 0.5 + confidence / 2)
                  * np.std(kept, ddof=1) / math.sqrt(len(kept)))
     return Interval(mean, mean - half, mean + half, kept)
 

@@ -14,15 +14,20 @@ A run folder (``results/<device>/<timestamp>_<scenario>/``) holds:
   (:data:`PHONE_OP_COLUMNS`);
 * ``manifest.json``: what produced the run (config, versions, commit, device facts, seed).
 
-Every request, sensor and phone row is first appended to a line-buffered JSON-lines journal
-(``*.jsonl``), so a run that is interrupted, even killed, keeps every finished request. The
-subgraph rows, a thousand or more per simulated second, are kept in columns and written as
-the run goes in batches of :data:`SUBGRAPH_BATCH` rows, each a complete parquet file under
-``subgraphs.parts/`` (a kill loses at most the last unwritten batch of subgraph rows, never a
-request). When the recorder closes (also on Ctrl-C), and in :func:`load_run` if a run never
-closed, each table becomes one parquet file by a streamed conversion (chunk by chunk, so
-memory stays bounded whatever the run's length), and the journal or parts are removed.
-Statistics are always derived from these rows, never from printed text.
+Rows are written as the run goes (:mod:`harness.reporting.journal`). Request, subgraph and
+sensor rows are held in columns and appended to Arrow journals (``*.arrows``) a record batch
+at a time: when a table holds :data:`~harness.reporting.journal.BATCH_ROWS` rows, and when
+:data:`FLUSH_S` (one second) of wall time has passed since the last write, which the run
+checks at every sensor sample (every ``sensor_interval_ms`` of the run's time) and a device
+that writes its own rows after each row. Phone rows are appended to JSON-lines journals
+(``*.jsonl``) one line each as they come. So a run stopped by Ctrl-C or SIGTERM, whose
+recorder closes on the way out, keeps every row; a killed run (SIGKILL, a crash) keeps every
+batch written before the kill and loses at most the rows recorded since the last write:
+about the last second of wall time, never more than ``BATCH_ROWS`` rows of a table. When the
+recorder closes, and in :func:`load_run` if a run never closed, each journal becomes one
+parquet file by a streamed conversion (row group by row group, so memory stays bounded
+whatever the run's length), and the journal is removed. Statistics are always derived from
+these rows, never from printed text.
 
 Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``unfinished``
 (the run ended first), ``failed`` (the device could not run it).
@@ -31,14 +36,25 @@ Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``un
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterable, Iterator, Mapping
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any
 
 import pandas as pd
 
+from harness.reporting.columns import JobFacts, RequestColumns, SensorColumns, SubgraphColumns
+from harness.reporting.journal import (
+    BATCH_ROWS,
+    ArrowJournal,
+    LineJournal,
+    SubgraphJournal,
+    convert_arrows,
+    convert_lines,
+    empty,
+    join_parts,
+)
 from harness.seams.errors import UserError
 from harness.seams.records import Completion, Request, SensorSample
 
@@ -155,9 +171,6 @@ PHONE_OP_COLUMNS: dict[str, str] = {
     "times_called": "int64",
 }
 
-#: tables written in columnar batches rather than journaled line by line
-BATCHED = frozenset({"subgraphs"})
-
 TABLES: dict[str, dict[str, str]] = {
     "requests": REQUEST_COLUMNS,
     "subgraphs": SUBGRAPH_COLUMNS,
@@ -166,197 +179,21 @@ TABLES: dict[str, dict[str, str]] = {
     "phone_ops": PHONE_OP_COLUMNS,
 }
 
-
-#: subgraph rows per parquet part written as the run goes
-SUBGRAPH_BATCH = 65_536
-#: journal lines converted at a time
-CONVERT_CHUNK = 100_000
-
-
-class BatchWriter:
-    """Keeps rows of one table in memory and writes them as the run goes, every ``batch``
-    rows, as numbered parquet parts; on close, joins the parts into one parquet file (part
-    by part) and removes them."""
-
-    def __init__(self, folder: Path, table: str, batch: int | None = None) -> None:
-        self.columns = TABLES[table]
-        self.parts = folder / f"{table}.parts"
-        self.parquet = folder / f"{table}.parquet"
-        self.batch = SUBGRAPH_BATCH if batch is None else batch
-        self._rows: list[tuple[Any, ...]] = []
-        self._count = 0
-        self._closed = False
-        self._arrow_schema: Any = None
-
-    def append(self, row: Mapping[str, Any]) -> None:
-        self.add(tuple(row.get(c) for c in self.columns))
-
-    def add(self, values: tuple[Any, ...]) -> None:
-        """One row as its values in column order (the hot path: no dict per row)."""
-        assert not self._closed, "writer closed"
-        rows = self._rows
-        rows.append(values)
-        if len(rows) >= self.batch:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write the rows held so far as the next part."""
-        if not self._rows:
-            return
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        self.parts.mkdir(exist_ok=True)
-        schema = self._schema()
-        arrays = [pa.array(values, type=f.type)
-                  for values, f in zip(zip(*self._rows, strict=True), schema, strict=True)]
-        for array, f in zip(arrays, schema, strict=True):
-            if array.null_count:
-                raise ValueError(f"{self.parquet.name}: column {f.name!r} has missing values")
-        pq.write_table(pa.Table.from_arrays(arrays, schema=schema),
-                       self.parts / f"part-{self._count:06d}.parquet")
-        self._count += 1
-        self._rows = []
-
-    def _schema(self) -> Any:
-        """The arrow schema (with pandas metadata) pandas gives a frame of these columns,
-        so the parts read back with the table's dtypes; made once."""
-        if self._arrow_schema is None:
-            import pyarrow as pa
-
-            self._arrow_schema = pa.Schema.from_pandas(empty(self.columns), preserve_index=False)
-        return self._arrow_schema
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self.flush()
-        join_parts(self.parts, self.parquet, self.columns)
-
-
-def join_parts(parts: Path, parquet: Path, columns: Mapping[str, str]) -> None:
-    """The parquet parts under ``parts`` as one file, part by part; then the parts go. A
-    part cut by a kill (unreadable) ends the table there."""
-    import pyarrow.parquet as pq
-
-    files = sorted(parts.glob("part-*.parquet")) if parts.is_dir() else []
-
-    def tables() -> Iterator[Any]:
-        for path in files:
-            try:
-                yield pq.read_table(path)
-            except (OSError, ValueError):
-                return
-
-    write_tables(tables(), parquet, columns)
-    for path in files:
-        path.unlink()
-    if parts.is_dir():
-        parts.rmdir()
-
-
-def write_tables(tables: Iterable[Any], parquet: Path, columns: Mapping[str, str]) -> None:
-    """Arrow tables into one parquet file, one row group each (an empty table of ``columns``
-    when there are none), holding one table in memory at a time."""
-    import pyarrow.parquet as pq
-
-    writer = None
-    try:
-        for table in tables:
-            writer = writer or pq.ParquetWriter(parquet, table.schema)
-            writer.write_table(table)
-    finally:
-        if writer is not None:
-            writer.close()
-    if writer is None:
-        empty(columns).to_parquet(parquet, index=False)
-
-
-class TableWriter:
-    """Appends rows of one table to a JSON-lines journal; on close, converts it to parquet
-    and removes it."""
-
-    def __init__(self, folder: Path, table: str) -> None:
-        self.columns = TABLES[table]
-        self.journal = folder / f"{table}.jsonl"
-        self.parquet = folder / f"{table}.parquet"
-        self._fh: IO[str] | None = self.journal.open("a", buffering=1)
-
-    def append(self, row: Mapping[str, Any]) -> None:
-        assert self._fh is not None, "writer closed"
-        self._fh.write(json.dumps({c: row.get(c) for c in self.columns}) + "\n")
-
-    def close(self) -> None:
-        if self._fh is None:
-            return
-        self._fh.close()
-        self._fh = None
-        convert_journal(self.journal, self.parquet, self.columns)
-        self.journal.unlink()
-
-
-def journal_to_parquet(journal: Path, parquet: Path, columns: Mapping[str, str]) -> pd.DataFrame:
-    convert_journal(journal, parquet, columns)
-    return read_parquet(parquet)
-
-
-def convert_journal(journal: Path, parquet: Path, columns: Mapping[str, str]) -> None:
-    """A journal as one parquet file, :data:`CONVERT_CHUNK` lines at a time (one row group
-    each), so memory does not grow with the journal; a line cut by a kill ends it."""
-    import pyarrow as pa
-
-    write_tables((pa.Table.from_pandas(frame, preserve_index=False)
-                  for frame in _journal_chunks(journal, columns)), parquet, columns)
-
-
-def _journal_chunks(journal: Path, columns: Mapping[str, str]) -> Iterator[pd.DataFrame]:
-    if not journal.exists():
-        return
-    rows: list[Any] = []
-    with journal.open() as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except ValueError:
-                break  # a line cut by a kill: everything before it is kept
-            if len(rows) >= CONVERT_CHUNK:
-                yield pd.DataFrame(rows, columns=list(columns)).astype(dict(columns))
-                rows = []
-    if rows:
-        yield pd.DataFrame(rows, columns=list(columns)).astype(dict(columns))
-
-
-def read_journal(journal: Path, columns: Mapping[str, str]) -> pd.DataFrame:
-    """The journal's rows; a corrupt line (cut by a kill, or garbage) is skipped, counted in
-    ``frame.attrs["skipped_lines"]`` and reported on stderr, and every row after it is kept."""
-    rows, skipped = [], []
-    if journal.exists():
-        for number, line in enumerate(journal.read_text(errors="replace").splitlines(), 1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    row = None
-                if isinstance(row, dict):
-                    rows.append(row)
-                else:
-                    skipped.append(number)
-    if skipped:
-        print(f"warning: {journal}: skipped {len(skipped)} corrupt line(s) (line "
-              f"{', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''})",
-              file=sys.stderr)
-    frame = pd.DataFrame(rows, columns=list(columns)).astype(dict(columns))
-    frame.attrs["skipped_lines"] = len(skipped)
-    return frame
+#: the tables a run on the runtime records (in Arrow journals); the others are journaled
+#: line by line
+RUNTIME_TABLES = ("requests", "subgraphs", "sensors")
+#: wall seconds after which :meth:`RunRecorder.flush_due` writes the rows held
+FLUSH_S = 1.0
 
 
 class RunRecorder:
-    """The tables of one run folder."""
+    """The tables of one run folder, written as the run goes (module docstring).
 
-    def __init__(self, folder: Path) -> None:
+    ``requests``, ``subgraphs`` and ``sensors`` are Arrow journals: a run on the runtime
+    appends to their columns (``held``) directly, a device that writes its own rows
+    through :meth:`append`. The phone tables are JSON-lines journals."""
+
+    def __init__(self, folder: Path, batch: int | None = None) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         if taken := sorted(p.name for name in TABLES for p in folder.glob(f"{name}.*")):
@@ -364,24 +201,47 @@ class RunRecorder:
                 f"results folder {str(folder)!r} already holds a run ({', '.join(taken)}); "
                 f"a run never appends to another: choose a new folder (hydra.run.dir=...)"
             )
-        self._writers: dict[str, TableWriter | BatchWriter] = {
-            name: BatchWriter(folder, name) if name in BATCHED else TableWriter(folder, name)
-            for name in TABLES}
-        self.requests = self._writers["requests"]
-        subgraphs = self._writers["subgraphs"]
-        assert isinstance(subgraphs, BatchWriter)
-        self.subgraphs: BatchWriter = subgraphs
-        self.sensors = self._writers["sensors"]
+        rows = BATCH_ROWS if batch is None else batch
+        self.requests = ArrowJournal(folder, "requests", REQUEST_COLUMNS, RequestColumns(rows))
+        self.subgraphs = SubgraphJournal(folder, SUBGRAPH_COLUMNS, SubgraphColumns(rows))
+        self.sensors = ArrowJournal(folder, "sensors", SENSOR_COLUMNS, SensorColumns(rows))
+        self._writers: dict[str, ArrowJournal | LineJournal] = {
+            "requests": self.requests, "subgraphs": self.subgraphs, "sensors": self.sensors,
+            **{name: LineJournal(folder, name, TABLES[name])
+               for name in TABLES if name not in RUNTIME_TABLES}}
+        self._flushed_at_s = time.monotonic()
 
     def append(self, table: str, row: Mapping[str, Any]) -> None:
         """One row of ``table`` (a :class:`~harness.seams.device.RowSink`)."""
         if table not in self._writers:
             raise KeyError(f"no table {table!r}; tables: {', '.join(self._writers)}")
         self._writers[table].append(row)
+        self.flush_due()
+
+    def flush_due(self) -> None:
+        """Write the rows held when the last write is :data:`FLUSH_S` old or older (the run
+        calls this at every sensor sample, and :meth:`append` after every row)."""
+        now_s = time.monotonic()
+        if now_s - self._flushed_at_s >= FLUSH_S:
+            self.flush()
+            self._flushed_at_s = now_s
+
+    def flush(self) -> None:
+        """Write every row held."""
+        for writer in self._writers.values():
+            writer.flush()
 
     def close(self) -> None:
+        """Write what is held, and turn every journal into its parquet file; a table that
+        fails does not keep the others open (its error is raised after)."""
+        errors = []
         for writer in self._writers.values():
-            writer.close()
+            try:
+                writer.close()
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
 
     def write_manifest(self, manifest: Mapping[str, Any]) -> Path:
         path = self.folder / "manifest.json"
@@ -400,10 +260,6 @@ class RunData:
     #: what phone tools reported (empty for runs without a phone)
     phone_runs: pd.DataFrame = field(default_factory=lambda: empty(PHONE_RUN_COLUMNS))
     phone_ops: pd.DataFrame = field(default_factory=lambda: empty(PHONE_OP_COLUMNS))
-
-
-def empty(columns: Mapping[str, str]) -> pd.DataFrame:
-    return pd.DataFrame(columns=list(columns)).astype(dict(columns))
 
 
 def load_run(folder: str | Path) -> RunData:
@@ -429,16 +285,27 @@ def _read_manifest(path: Path) -> dict[str, Any]:
 
 
 def _load_table(folder: Path, name: str, version: int) -> pd.DataFrame:
+    """A table's parquet file, made first from its journal if the run never closed."""
     parquet = folder / f"{name}.parquet"
     if parquet.exists():
         return read_parquet(parquet)
-    if (folder / f"{name}.parts").is_dir():  # a batched table of a run that never closed
-        join_parts(folder / f"{name}.parts", parquet, TABLES[name])
-        return read_parquet(parquet)
-    if name.startswith("phone_") and not (folder / f"{name}.jsonl").exists():
+    if name not in RUNTIME_TABLES and not (folder / f"{name}.jsonl").exists():
         return empty(TABLES[name])  # an older folder, or a run without a phone
-    columns = {c: t for c, t in TABLES[name].items() if version > 1 or c != "seed"}
-    return journal_to_parquet(folder / f"{name}.jsonl", parquet, columns)
+    _convert(folder, name, version)
+    return read_parquet(parquet)
+
+
+def _convert(folder: Path, name: str, version: int) -> None:
+    """The table's journal as its parquet file: an Arrow journal, older versions' parquet
+    parts or JSON-lines journal; no journal at all is an empty table."""
+    columns = TABLES[name]
+    if (folder / f"{name}.arrows").exists():
+        convert_arrows(folder / f"{name}.arrows", folder / f"{name}.parquet", columns)
+    elif (folder / f"{name}.parts").is_dir():
+        join_parts(folder / f"{name}.parts", folder / f"{name}.parquet", columns)
+    else:
+        columns = {c: t for c, t in columns.items() if version > 1 or c != "seed"}
+        convert_lines(folder / f"{name}.jsonl", folder / f"{name}.parquet", columns)
 
 
 #: numpy dtypes :func:`read_parquet` fills row group by row group
@@ -452,6 +319,7 @@ def read_parquet(parquet: Path) -> pd.DataFrame:
     columns are read together. Reading the whole table first, as pandas does, holds it twice
     (a 30-minute run's subgraph table is millions of rows). A file that stored its index, or
     a column with missing values, is read by pandas itself."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     file = pq.ParquetFile(parquet)
@@ -465,8 +333,10 @@ def read_parquet(parquet: Path) -> pd.DataFrame:
         return pd.read_parquet(parquet)
     rest = [n for n in names if n not in filled]
     others = file.read(columns=rest).to_pandas() if rest else pd.DataFrame()
-    return pd.DataFrame({n: filled[n] if n in filled else others[n] for n in names},
-                        copy=False)
+    frame = pd.DataFrame({n: filled[n] if n in filled else others[n] for n in names},
+                         copy=False)
+    pa.default_memory_pool().release_unused()  # what decoding used (~70 MB for 30 minutes)
+    return frame
 
 
 def _filled(file: Any, name: str, numpy_type: str) -> Any:
@@ -503,19 +373,6 @@ def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
 # -- rows ---------------------------------------------------------------------------------
 
 
-class JobFacts(Protocol):
-    """What a request row needs of the job that served it (the runtime's JobRecord)."""
-
-    @property
-    def start_ns(self) -> int: ...
-    @property
-    def end_ns(self) -> int: ...
-    @property
-    def processors(self) -> str: ...
-    @property
-    def n_subgraphs(self) -> int: ...
-
-
 def request_row(
     baseline: str, seed: int, r: Request, status: str, rec: JobFacts, warmup: bool
 ) -> dict[str, Any]:
@@ -535,14 +392,6 @@ def subgraph_row(baseline: str, seed: int, c: Completion) -> dict[str, Any]:
         "first_unit": sg.first_unit, "last_unit": sg.last_unit, "n_ops": len(sg.ops),
         "start_ns": c.start_ns, "end_ns": c.end_ns, "ok": c.ok,
     }
-
-
-def subgraph_values(baseline: str, seed: int, c: Completion) -> tuple[Any, ...]:
-    """:func:`subgraph_row`'s values in :data:`SUBGRAPH_COLUMNS` order (for
-    :meth:`BatchWriter.add`)."""
-    sg = c.subgraph
-    return (baseline, seed, c.request.request_id, c.job_id, sg.model, sg.index, sg.processor,
-            sg.first_unit, sg.last_unit, len(sg.ops), c.start_ns, c.end_ns, c.ok)
 
 
 def sensor_row(baseline: str, seed: int, s: SensorSample) -> dict[str, Any]:

@@ -17,7 +17,6 @@ the real FRS scenario config through real LiteRT slices on this machine's cores.
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
@@ -32,7 +31,8 @@ from devices.host.device import HostDevice
 from devices.host.profiles import Timing
 from devices.host.spec import available_cores
 from devices.opsupport import SupportRules
-from harness.reporting.store import load_run
+from harness.reporting.journal import journal_frame
+from harness.reporting.store import REQUEST_COLUMNS, load_run
 from harness.seams.plan import ModelPlan, ProcessorKind, Subgraph
 from harness.seams.records import Completion, Request
 from tests.fixtures import raw
@@ -65,17 +65,9 @@ def harness_args(zoo: Path, run_dir: Path, *extra: str) -> list[str]:
 
 
 def finished_requests(journal: Path) -> int:
-    """Requests the journal records as finished (``ok``) so far; a half-written last line
-    is not counted."""
-    if not journal.exists():
-        return 0
-    count = 0
-    for line in journal.read_text().splitlines():
-        try:
-            count += json.loads(line)["status"] == "ok"
-        except ValueError:
-            break
-    return count
+    """Requests the journal records as finished (``ok``) so far (its complete batches: the
+    recorder writes what it holds at least once a second)."""
+    return int((journal_frame(journal, REQUEST_COLUMNS)["status"] == "ok").sum())
 
 
 @pytest.fixture
@@ -108,7 +100,7 @@ def test_ctrl_c_keeps_every_finished_request(
     running: tuple[subprocess.Popen[str], Path],
 ) -> None:
     proc, run_dir = running
-    before = wait_for_finished(proc, run_dir / "requests.jsonl", FINISHED_BEFORE_CTRL_C)
+    before = wait_for_finished(proc, run_dir / "requests.arrows", FINISHED_BEFORE_CTRL_C)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 130

@@ -273,5 +273,5 @@ def test_python_m_harness_ends_in_one_line_and_exit_2(args: list[str], tmp_path:
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    assert not (tmp_path / "run" / "requests.jsonl").exists()
-    assert not (tmp_path / "sweep").exists() or not any((tmp_path / "sweep").rglob("*.jsonl"))
+    assert not (tmp_path / "run" / "requests.arrows").exists()
+    assert not (tmp_path / "sweep").exists() or not any((tmp_path / "sweep").rglob("*.arrows"))

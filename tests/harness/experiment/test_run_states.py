@@ -12,7 +12,8 @@ import pytest
 
 from harness.config.rundir import check_run_dir, fresh_dir
 from harness.reporting.compare import compare, coverage
-from harness.reporting.store import REQUEST_COLUMNS, load_run, read_journal
+from harness.reporting.journal import read_journal
+from harness.reporting.store import REQUEST_COLUMNS, load_run
 from harness.seams.errors import UserError
 from tests.harness.reporting.test_metrics import small_run
 

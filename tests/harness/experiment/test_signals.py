@@ -1,14 +1,15 @@
 """A run stopped by a signal closes cleanly, on a twin.
 
 SIGINT, a second SIGINT during shutdown and SIGTERM end the run as ``interrupted`` with the
-journals closed into parquet; SIGKILL leaves the manifest at ``running`` and the journals,
-which reading the folder converts.
+journals closed into parquet; SIGKILL leaves the manifest at ``running`` and the journals
+(every batch written before the kill), which reading the folder converts.
 
 In the default run, SIGINT, double SIGINT and SIGTERM are real signals sent to this process
 while ``harness.__main__.main()`` runs in it (its handlers are the ones a shell's Ctrl-C
 reaches; the second SIGINT is sent when the journals start closing, so it lands during
 shutdown), and SIGKILL kills a real ``python -m harness`` process. The ``slow`` variant runs
-all four as real processes started together, signalled once their journals hold rows.
+all four as real processes started together, signalled once their journals hold rows (the
+recorder writes its held rows at least once a second).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from pathlib import Path
 import pytest
 
 from harness.__main__ import main
-from harness.reporting.store import RunRecorder, load_run
+from harness.reporting.journal import journal_frame
+from harness.reporting.store import REQUEST_COLUMNS, RunRecorder, load_run
 from tests.fixtures.paths import REPO
 
 #: a run far longer than the test: only a signal ends it
@@ -43,10 +45,15 @@ def _start(folder: Path) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE, text=True)
 
 
+def _journaled(journal: Path) -> int:
+    """Request rows the journal holds so far (its complete batches)."""
+    return len(journal_frame(journal, REQUEST_COLUMNS))
+
+
 def _wait_for_rows(proc: subprocess.Popen[str], journal: Path) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and journal.stat().st_size > 0:
+        if _journaled(journal) > 0:
             return
         time.sleep(0.05)
     raise AssertionError(f"no rows in {journal} (exit {proc.poll()})")
@@ -68,7 +75,7 @@ def to_kill(
 @pytest.fixture
 def killed(to_kill: tuple[subprocess.Popen[str], Path]) -> Path:
     proc, folder = to_kill
-    _wait_for_rows(proc, folder / "requests.jsonl")
+    _wait_for_rows(proc, folder / "requests.arrows")
     proc.send_signal(signal.SIGKILL)
     assert proc.wait(timeout=60) == -signal.SIGKILL
     return folder
@@ -107,10 +114,10 @@ def _signal_when_rows(folder: Path, sig: int) -> None:
     """Send ``sig`` once the journal holds rows, or after 120 s in any case: a run that has
     not started by then is stopped rather than left running for its 100,000 s (the test then
     fails on what it finds, instead of hanging)."""
-    journal = folder / "requests.jsonl"
+    journal = folder / "requests.arrows"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if journal.exists() and journal.stat().st_size > 0:
+        if _journaled(journal) > 0:
             break
         time.sleep(0.02)
     os.kill(os.getpid(), sig)
@@ -139,10 +146,10 @@ def test_a_signal_in_process_ends_interrupted_with_parquet(
 def test_sigkill_then_reading_the_journals(killed: Path) -> None:
     assert _manifest(killed)["status"] == "running"
     assert not (killed / "requests.parquet").exists()
-    lines = [ln for ln in (killed / "requests.jsonl").read_text().splitlines() if ln.strip()]
+    journaled = _journaled(killed / "requests.arrows")
     run = load_run(killed)
-    assert len(run.requests) >= len(lines) - 1 > 0  # a last line cut by the kill is skipped
-    assert (killed / "requests.parquet").exists()
+    assert len(run.requests) == journaled > 0  # every batch written before the kill
+    assert (killed / "requests.parquet").exists() and not (killed / "requests.arrows").exists()
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +158,7 @@ def stopped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tupl
     procs = {name: _start(root / name) for name in PLANS}
     try:
         for name, proc in procs.items():
-            _wait_for_rows(proc, root / name / "requests.jsonl")
+            _wait_for_rows(proc, root / name / "requests.arrows")
             for k, sig in enumerate(PLANS[name]):
                 if k:
                     time.sleep(0.05)  # the second Ctrl-C, 50 ms after the first
@@ -191,9 +198,9 @@ def test_sigkill_leaves_journals_that_reading_converts(stopped: dict) -> None:
     assert returncode == -signal.SIGKILL
     assert _manifest(folder)["status"] == "running"
     assert not (folder / "requests.parquet").exists()
-    lines = (folder / "requests.jsonl").read_text().splitlines()
+    journaled = _journaled(folder / "requests.arrows")
     run = load_run(folder)
-    assert len(run.requests) >= len([ln for ln in lines[:-1] if ln.strip()])
+    assert len(run.requests) == journaled > 0
     assert (folder / "requests.parquet").exists()
 
 

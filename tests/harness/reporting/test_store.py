@@ -39,24 +39,34 @@ def test_round_trip_through_parquet(tmp_path: Path) -> None:
 KILLED_WRITER = """
 import os, signal, sys
 from pathlib import Path
-from harness.reporting.store import RunRecorder
-rec = RunRecorder(Path(sys.argv[1]))
-for i, status in enumerate(["ok", "dropped"]):
-    rec.requests.append({"baseline": "adms", "seed": 0, "request_id": i, "model": "m",
-        "frame_id": i, "stream": 0, "arrival_ns": 0, "start_ns": 1, "end_ns": 5, "slo_ns": 0,
-        "status": status, "processors": "cpu", "n_subgraphs": 1, "warmup": False})
+from harness.reporting import store
+rec = store.RunRecorder(Path(sys.argv[1]), batch=2)
+def row(i, status):
+    return {"baseline": "adms", "seed": 0, "request_id": i, "model": "m", "frame_id": i,
+            "stream": 0, "arrival_ns": 0, "start_ns": 1, "end_ns": 5, "slo_ns": 0,
+            "status": status, "processors": "cpu", "n_subgraphs": 1, "warmup": False}
+rec.append("requests", row(0, "ok"))
+rec.append("requests", row(1, "dropped"))  # a batch of 2: written
+store.FLUSH_S = 0.0
+rec.append("requests", row(2, "ok"))  # its second is up: written
+store.FLUSH_S = 1e9
+rec.append("requests", row(3, "ok"))  # held, never written
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-def test_a_killed_run_keeps_every_finished_row(tmp_path: Path) -> None:
+def test_a_killed_run_keeps_every_written_batch(tmp_path: Path) -> None:
+    """Rows are written when a batch is full and when a second went by; a kill loses only
+    the rows held since (here one), and a batch cut by the kill ends the journal."""
     proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(tmp_path)], check=False)
     assert proc.returncode == -signal.SIGKILL
     assert not (tmp_path / "requests.parquet").exists()
-    with (tmp_path / "requests.jsonl").open("a") as fh:
-        fh.write('{"baseline": "ad')  # a line cut in the middle, as a kill can leave
+    with (tmp_path / "requests.arrows").open("ab") as fh:
+        fh.write(b"\xff\xff\xff\xff\x90\x01\x00\x00garbage")  # a batch cut by the kill
     run = load_run(tmp_path)
-    assert list(run.requests["status"]) == ["ok", "dropped"]
+    assert list(run.requests["request_id"]) == [0, 1, 2]
+    assert list(run.requests["status"]) == ["ok", "dropped", "ok"]
+    assert not (tmp_path / "requests.arrows").exists()
 
 
 def test_unknown_schema_is_refused(tmp_path: Path) -> None:

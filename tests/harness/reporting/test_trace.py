@@ -6,6 +6,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -67,3 +68,58 @@ def test_streamed_events_are_the_row_by_row_events(tmp_path: Path) -> None:
     body = json.loads(text)
     assert text == json.dumps({"traceEvents": events, "displayTimeUnit": "ms",
                                "otherData": body["otherData"]})
+
+
+def test_microsecond_texts_are_what_repr_writes() -> None:
+    """Nanoseconds written as microseconds by arrow, digit by digit, are Python's repr of the
+    float ``n / 1000`` (what json.dumps writes); past the limit repr writes them itself."""
+    rng = np.random.default_rng(3)
+    edges = [0, 1, -1, 10, 100, 999, 1000, 1001, 1010, 1100, 123_456_000, 10**12 + 7,
+             trace.US_TEXT_LIMIT_NS - 1, -(trace.US_TEXT_LIMIT_NS - 1)]
+    ns = np.array(edges + rng.integers(-trace.US_TEXT_LIMIT_NS, trace.US_TEXT_LIMIT_NS,
+                                       20_000).tolist()
+                  + rng.integers(0, 10**7, 20_000).tolist(), dtype=np.int64)
+    assert trace._us_texts(ns).to_pylist() == [repr(n / 1000) for n in ns.tolist()]
+    beyond = np.array([trace.US_TEXT_LIMIT_NS, 2**62 + 1], dtype=np.int64)
+    assert trace._us_texts(beyond).to_pylist() == [repr(n / 1000) for n in beyond.tolist()]
+
+
+def test_counter_texts_are_the_row_by_row_events(tmp_path: Path) -> None:
+    """Counters made from columns are, text for text and in order, json.dumps of what
+    ``_counters`` makes of each row; missing, NaN and infinite readings make no event."""
+    run = small_run(tmp_path)
+    sensors = run.sensors.copy()
+    sensors.loc[3, "temperature_c"] = float("nan")
+    sensors.loc[4, "power_w"] = float("inf")
+    sensors.loc[5, "frequency_hz"] = -float("inf")
+    sensors.loc[6, ["temperature_c", "frequency_hz", "power_w"]] = float("nan")
+    sensors.loc[7, "power_w"] = 1 / 3
+    pids, _ = trace._ids_of(run)
+    starts = trace.run_starts(run.requests, run.subgraphs, sensors)
+    expected = [json.dumps(e) for r in sensors.to_dict("records")
+                for e in trace._counters(r, pids[str(r["baseline"])], starts[str(r["baseline"])])]
+    assert trace._counter_texts(sensors, starts, pids) == expected
+    assert len(expected) == 3 * len(sensors) - 6
+
+
+def test_the_earliest_subgraphs_are_a_stable_sorts_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chosen without sorting every row, yet the rows (and their order) a stable sort by
+    (baseline, start) puts first: many rows tie on the last start kept."""
+    monkeypatch.setattr(trace, "MAX_SUBGRAPH_EVENTS", 50)
+    rng = np.random.default_rng(5)
+    n = 1_000
+    frame = pd.DataFrame({"baseline": rng.choice(["band", "adms", "tflite"], n),
+                          "start_ns": rng.integers(0, 40, n)})
+    codes, _ = pd.factorize(frame["baseline"], sort=True)
+    order = np.lexsort((frame["start_ns"].to_numpy(), codes))
+    rank = np.arange(n) - np.searchsorted(codes[order], codes[order])
+    expected = frame.iloc[order[rank < 50]]
+    pd.testing.assert_frame_equal(trace._earliest(frame), expected)
+
+
+def test_the_file_is_the_same_whatever_the_chunk(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    run = small_run(tmp_path)
+    whole = trace.write_trace(run, tmp_path / "whole.json").read_text()
+    monkeypatch.setattr(trace, "CHUNK", 7)
+    assert trace.write_trace(run, tmp_path / "chunked.json").read_text() == whole

@@ -1,0 +1,294 @@
+"""Rows held in columns while a run goes: the per-row half of recording.
+
+A run records one subgraph row per completion (two million in a 30-minute run), one request
+row per ended request and one sensor row per processor per sample. A row is appended here as
+plain values, one Python list per column: no dict, tuple or record is made per row, and
+nothing is converted or written per row. A journal (:mod:`harness.reporting.journal`) turns
+the lists into Arrow arrays a batch at a time and empties them: a table's ``write`` (set by
+its journal) is called when it holds ``batch`` rows.
+
+**Rows are whole or absent.** A row's values are appended one list after the other, and an
+exception can cut a row short (Ctrl-C raises where the interpreter happens to be: in a
+property a row reads, say). So each table counts its whole rows (``count``, raised after
+the last value) and drops the values of a cut row before it appends the next one
+(:meth:`cut`), and a journal writes only whole rows: columns never go out of step.
+
+**Shapes.** A subgraph row's own facts (baseline, seed, model, plan index, processor, first
+and last unit, ops) repeat: they are those of one of the few subgraphs of the run's plans.
+Each distinct set is held once, as a *shape* with a code (numbered in order of first use);
+a row holds its shape's code. The journal stores the shapes as an Arrow dictionary, and the
+parquet table expands them, so the table reads back as if every row held its own values.
+The journal also sums, a batch at a time, the latency of the rows that succeeded per shape
+(:attr:`SubgraphColumns.latency_ns`, for the as-run bound), so no row pays for it.
+
+Everything here is plain and fully annotated (classes with an explicit ``__init__``, no
+closures, no records made per row), so the module compiles with mypyc as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from harness.seams.records import Request, SensorSample
+
+#: a subgraph row's own facts, in :data:`SHAPE_COLUMNS` order
+Shape = tuple[str, int, str, int, str, int, int, int]
+
+#: the subgraph columns a shape holds, and the columns every row holds
+SHAPE_COLUMNS = ("baseline", "seed", "model", "subgraph", "processor", "first_unit",
+                 "last_unit", "n_ops")
+ROW_COLUMNS = ("request_id", "job_id", "start_ns", "end_ns", "ok")
+
+
+class JobFacts(Protocol):
+    """What a request row needs of the job that served it (the runtime's JobRecord)."""
+
+    @property
+    def start_ns(self) -> int: ...
+    @property
+    def end_ns(self) -> int: ...
+    @property
+    def processors(self) -> str: ...
+    @property
+    def n_subgraphs(self) -> int: ...
+
+
+def _nothing() -> None:
+    """The ``write`` of columns no journal writes (they only grow)."""
+
+
+class Columns:
+    """Rows of one table held one list per column; ``count`` whole rows."""
+
+    count: int
+
+    def __init__(self, batch: int) -> None:
+        self.batch = batch
+        #: writes the rows held as a batch and forgets them (the table's journal)
+        self.write: Callable[[], None] = _nothing
+        self.clear()
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, as a journal's batches hold them."""
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written)."""
+        raise NotImplementedError
+
+    def rows(self) -> int:
+        """Whole rows held."""
+        return self.count
+
+    def cut(self) -> None:
+        """Drop the values of a row cut short, if any."""
+        for values in self.lists().values():
+            del values[self.count:]
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """One row as a mapping column -> value (a device that writes its own rows;
+        ``None`` where it has none)."""
+        self.cut()
+        for name, values in self.lists().items():
+            values.append(row.get(name))
+        self.count += 1
+        if self.count >= self.batch:
+            self.write()
+
+
+class SubgraphColumns(Columns):
+    """Subgraph rows: each row's shape code and its own values, one list per column."""
+
+    shape: list[int]
+    request_id: list[int]
+    job_id: list[int]
+    start_ns: list[int]
+    end_ns: list[int]
+    ok: list[bool]
+
+    def __init__(self, batch: int) -> None:
+        super().__init__(batch)
+        #: shape code -> shape; kept across batches
+        self.shapes: list[Shape] = []
+        self._codes: dict[Shape, int] = {}
+        #: shape code -> summed latency (ns) and number of the rows written that succeeded
+        self.latency_ns: list[int] = []
+        self.succeeded: list[int] = []
+
+    def code(self, shape: Shape) -> int:
+        """The code of ``shape`` (a new shape gets the next one; a shape whose code was
+        cut short by an exception may get a second one, which reads back the same)."""
+        code = self._codes.get(shape)
+        if code is None:
+            code = len(self.shapes)
+            self.latency_ns.append(0)
+            self.succeeded.append(0)
+            self.shapes.append(shape)
+            self._codes[shape] = code
+        return code
+
+    def add(self, shape: int, request_id: int, job_id: int, start_ns: int, end_ns: int,
+            ok: bool) -> None:
+        """One row: its shape's code and its own values."""
+        if len(self.shape) != self.count:
+            self.cut()
+        self.shape.append(shape)
+        self.request_id.append(request_id)
+        self.job_id.append(job_id)
+        self.start_ns.append(start_ns)
+        self.end_ns.append(end_ns)
+        self.ok.append(ok)
+        self.count += 1
+        if self.count >= self.batch:
+            self.write()
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """One row as a mapping column -> value (a device that writes its own rows)."""
+        missing = [c for c in (*SHAPE_COLUMNS, *ROW_COLUMNS) if row.get(c) is None]
+        if missing:
+            raise ValueError(f"subgraph row without {', '.join(missing)}")
+        shape = (row["baseline"], row["seed"], row["model"], row["subgraph"], row["processor"],
+                 row["first_unit"], row["last_unit"], row["n_ops"])
+        self.add(self.code(shape), row["request_id"], row["job_id"], row["start_ns"],
+                 row["end_ns"], row["ok"])
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, as the journal's batches hold them (``shape``: the codes)."""
+        return {"shape": self.shape, "request_id": self.request_id, "job_id": self.job_id,
+                "start_ns": self.start_ns, "end_ns": self.end_ns, "ok": self.ok}
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written); the shapes stay."""
+        self.count = 0
+        self.shape = []
+        self.request_id = []
+        self.job_id = []
+        self.start_ns = []
+        self.end_ns = []
+        self.ok = []
+
+
+class RequestColumns(Columns):
+    """Request rows, one list per column of
+    :data:`~harness.reporting.store.REQUEST_COLUMNS`."""
+
+    baseline: list[str]
+    seed: list[int]
+    request_id: list[int]
+    model: list[str]
+    frame_id: list[int]
+    stream: list[int]
+    arrival_ns: list[int]
+    start_ns: list[int]
+    end_ns: list[int]
+    slo_ns: list[int]
+    status: list[str]
+    processors: list[str]
+    n_subgraphs: list[int]
+    warmup: list[bool]
+
+    def add(self, baseline: str, seed: int, r: Request, status: str, job: JobFacts,
+            warmup: bool) -> None:
+        """The row of request ``r``, which ended with ``status``."""
+        if len(self.baseline) != self.count:
+            self.cut()
+        self.baseline.append(baseline)
+        self.seed.append(seed)
+        self.request_id.append(r.request_id)
+        self.model.append(r.model)
+        self.frame_id.append(r.frame_id)
+        self.stream.append(r.stream)
+        self.arrival_ns.append(r.arrival_ns)
+        self.start_ns.append(job.start_ns)
+        self.end_ns.append(job.end_ns)
+        self.slo_ns.append(r.slo_ns)
+        self.status.append(status)
+        self.processors.append(job.processors)
+        self.n_subgraphs.append(job.n_subgraphs)
+        self.warmup.append(warmup)
+        self.count += 1
+        if self.count >= self.batch:
+            self.write()
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, in the table's column order."""
+        return {"baseline": self.baseline, "seed": self.seed, "request_id": self.request_id,
+                "model": self.model, "frame_id": self.frame_id, "stream": self.stream,
+                "arrival_ns": self.arrival_ns, "start_ns": self.start_ns,
+                "end_ns": self.end_ns, "slo_ns": self.slo_ns, "status": self.status,
+                "processors": self.processors, "n_subgraphs": self.n_subgraphs,
+                "warmup": self.warmup}
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written)."""
+        self.count = 0
+        self.baseline = []
+        self.seed = []
+        self.request_id = []
+        self.model = []
+        self.frame_id = []
+        self.stream = []
+        self.arrival_ns = []
+        self.start_ns = []
+        self.end_ns = []
+        self.slo_ns = []
+        self.status = []
+        self.processors = []
+        self.n_subgraphs = []
+        self.warmup = []
+
+
+class SensorColumns(Columns):
+    """Sensor rows, one list per column of :data:`~harness.reporting.store.SENSOR_COLUMNS`
+    (``None``: the sensor is not available)."""
+
+    baseline: list[str]
+    seed: list[int]
+    t_ns: list[int]
+    processor: list[str]
+    temperature_c: list[float | None]
+    frequency_hz: list[float | None]
+    max_frequency_hz: list[float | None]
+    load: list[float | None]
+    power_w: list[float | None]
+    throttled: list[bool | None]
+
+    def add(self, baseline: str, seed: int, s: SensorSample) -> None:
+        """The row of sample ``s``."""
+        if len(self.baseline) != self.count:
+            self.cut()
+        self.baseline.append(baseline)
+        self.seed.append(seed)
+        self.t_ns.append(s.t_ns)
+        self.processor.append(s.processor)
+        self.temperature_c.append(s.temperature_c)
+        self.frequency_hz.append(s.frequency_hz)
+        self.max_frequency_hz.append(s.max_frequency_hz)
+        self.load.append(s.load)
+        self.power_w.append(s.power_w)
+        self.throttled.append(s.throttled)
+        self.count += 1
+        if self.count >= self.batch:
+            self.write()
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, in the table's column order."""
+        return {"baseline": self.baseline, "seed": self.seed, "t_ns": self.t_ns,
+                "processor": self.processor, "temperature_c": self.temperature_c,
+                "frequency_hz": self.frequency_hz, "max_frequency_hz": self.max_frequency_hz,
+                "load": self.load, "power_w": self.power_w, "throttled": self.throttled}
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written)."""
+        self.count = 0
+        self.baseline = []
+        self.seed = []
+        self.t_ns = []
+        self.processor = []
+        self.temperature_c = []
+        self.frequency_hz = []
+        self.max_frequency_hz = []
+        self.load = []
+        self.power_w = []
+        self.throttled = []

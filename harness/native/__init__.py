@@ -1,7 +1,7 @@
 """The compiled simulation core: the hot modules built to C by mypyc, loaded only when current.
 
 A simulated run spends its time in a few modules: the seams' records, the runtime loop, the
-twin, the policies' decisions and the row recorders (:data:`SOURCES`). They are ordinary,
+twin, the policies' decisions and the row columns (:data:`SOURCES`). They are ordinary,
 fully annotated Python, and mypyc (part of mypy) compiles exactly that source to C extension
 modules, several times faster, with the same results. Nothing else differs: there is one
 source of truth, and the interpreted modules remain the reference (``HARNESS_NATIVE=0``
@@ -65,6 +65,8 @@ SOURCES: tuple[str, ...] = (
     "devices/twin/latency.py",
     "devices/twin/thermal.py",
     "devices/twin/power.py",
+    "harness/reporting/columns.py",
+    "harness/experiment/recording.py",
 )
 #: the name of the group's shared library (the modules' code; each module is a small shim)
 GROUP = "harness_native"

@@ -112,12 +112,12 @@ class AdmsPolicy:
         return self.scheduler.schedule(view)
 
     def expected_ns(self, subgraph: Subgraph) -> int:
-        return self.estimator.expected((subgraph.model, subgraph.index))
+        return self.estimator.expected(subgraph.key)
 
     def observe(self, completion: Completion) -> None:
         if completion.ok:
             sg = completion.subgraph
-            key = (sg.model, sg.index)
+            key = sg.key
             before = self.estimator.expected(key)
             after = self.estimator.update(key, completion.latency_ns)
             moved = 0 if after is None else abs(after - before)

@@ -195,6 +195,8 @@ class _Reading:
 
 
 _NONE: Final[frozenset[str]] = frozenset()
+#: no work reserved anywhere (read only)
+_NO_WORK: Final[dict[str, int]] = {}
 
 
 def _preferred(a: _Reading, b: _Reading) -> bool:
@@ -273,7 +275,7 @@ class AdmsScheduler:
                                   for u, entries in by_unit.items()}
 
     def cost(self, sg: Subgraph) -> int:
-        return self.estimator.expected((sg.model, sg.index))
+        return self.estimator.expected(sg.key)
 
     def forget(self, model: str) -> None:
         """Drop cached latencies of ``model`` (its estimates changed)."""
@@ -464,17 +466,15 @@ class AdmsScheduler:
         that is some job's earliest-finishing choice takes its lowest-scoring such job; when
         no idle processor is, and ``work_conserving``, the first that can run any job takes
         its lowest-scoring one."""
-        reserved = self._reserved(jobs) if self._exclusive else {}
-        if self._earliest:
-            soonest = self._soonest(jobs, waiting, reserved)
-            passes: list[list[int] | None] = [soonest]
-            if self._work_conserving:
-                passes.append(None)
-        else:
-            passes = [None]
-        for limit in passes:
+        reserved = self._reserved(jobs) if self._exclusive else _NO_WORK
+        soonest = self._soonest(jobs, waiting, reserved) if self._earliest else None
+        for name, load in free:
+            got = self._lowest(name, load, jobs, waiting, soonest, reserved)
+            if got is not None:
+                return name, got[0], got[1]
+        if soonest is not None and self._work_conserving:  # (the second pass: any job)
             for name, load in free:
-                got = self._lowest(name, load, jobs, waiting, limit, reserved)
+                got = self._lowest(name, load, jobs, waiting, None, reserved)
                 if got is not None:
                     return name, got[0], got[1]
         return None

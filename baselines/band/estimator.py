@@ -27,6 +27,8 @@ import numpy as np
 
 #: what an unprofiled subgraph is expected to take (Band returns INT32_MAX microseconds)
 UNKNOWN_NS: Final = 2**31 * 1_000
+#: subgraph indices from 0 to this (exclusive) are kept in per-model lists
+MAX_INDEX: Final = 1 << 20
 
 Key = tuple[str, int]
 
@@ -39,7 +41,11 @@ class LatencyEstimator:
             raise ValueError(f"alpha must be in [0, 1], got {alpha}")
         self.alpha = alpha
         self._profiled: dict[Key, int] = {}
-        self._expected: dict[Key, int] = {}
+        #: model -> expected ns by subgraph index (-1: not profiled); a key whose index or
+        #: value does not fit (negative) is in ``_others``. Read at every decision: a list
+        #: index is far cheaper than hashing a (model, index) tuple.
+        self._expected: dict[str, list[int]] = {}
+        self._others: dict[Key, int] = {}
         #: model -> expected ns by subgraph index (built on first use, then kept current)
         self._vectors: dict[str, np.ndarray] = {}
         #: bumped on every change, so callers can cache values derived from estimates
@@ -49,7 +55,7 @@ class LatencyEstimator:
         """Set the profiled value (and reset the moving average) of every key given."""
         for key, ns in profile.items():
             self._profiled[key] = int(ns)
-            self._expected[key] = int(ns)
+            self._set(key, int(ns))
         self._vectors.clear()
         self.version += 1
 
@@ -58,10 +64,11 @@ class LatencyEstimator:
     def update(self, key: Key, latency_ns: int) -> int | None:
         """Fold one measured latency into the moving average of ``key``; returns the new
         expected value (None, and nothing changes, for an unprofiled key)."""
-        prev = self._expected.get(key)
-        if prev is None:
+        known, prev = self._get(key)
+        if not known:
             return None
-        value = self._expected[key] = int(self.alpha * latency_ns + (1.0 - self.alpha) * prev)
+        value = int(self.alpha * latency_ns + (1.0 - self.alpha) * prev)
+        self._set(key, value)
         vector = self._vectors.get(key[0])
         if vector is not None and key[1] < len(vector):
             vector[key[1]] = value
@@ -69,7 +76,31 @@ class LatencyEstimator:
         return value
 
     def expected(self, key: Key) -> int:
-        return self._expected.get(key, UNKNOWN_NS)
+        known, ns = self._get(key)
+        return ns if known else UNKNOWN_NS
+
+    def _get(self, key: Key) -> tuple[bool, int]:
+        """(whether ``key`` is profiled, its expected ns)."""
+        values = self._expected.get(key[0])
+        index = key[1]
+        if values is not None and 0 <= index < len(values) and values[index] >= 0:
+            return True, values[index]
+        ns = self._others.get(key)
+        return (False, 0) if ns is None else (True, ns)
+
+    def _set(self, key: Key, ns: int) -> None:
+        model, index = key
+        if ns < 0 or not 0 <= index < MAX_INDEX:
+            self._others[key] = ns
+            values_ = self._expected.get(model)
+            if values_ is not None and 0 <= index < len(values_):
+                values_[index] = -1  # (the list holds no value for it now)
+            return
+        values = self._expected.setdefault(model, [])
+        if index >= len(values):
+            values.extend([-1] * (index + 1 - len(values)))
+        values[index] = ns
+        self._others.pop(key, None)
 
     def costs(self, model: str, count: int) -> np.ndarray:
         """Expected ns of subgraphs ``0..count-1`` of ``model``, by index (unknown ones read
@@ -87,4 +118,6 @@ class LatencyEstimator:
 
     def worst(self, model: str) -> int:
         """The largest expected latency among the model's subgraphs (Band ``GetWorst``)."""
-        return max((ns for (m, _), ns in self._expected.items() if m == model), default=0)
+        listed = [ns for ns in self._expected.get(model, []) if ns >= 0]
+        others = [ns for (m, _), ns in self._others.items() if m == model]
+        return max(listed + others, default=0)

@@ -142,9 +142,9 @@ class BandPolicy:
         return self.scheduler.schedule(view, self.estimator)
 
     def expected_ns(self, subgraph: Subgraph) -> int:
-        return self.estimator.expected((subgraph.model, subgraph.index))
+        return self.estimator.expected(subgraph.key)
 
     def observe(self, completion: Completion) -> None:
         if completion.ok:
             sg = completion.subgraph
-            self.estimator.update((sg.model, sg.index), completion.latency_ns)
+            self.estimator.update(sg.key, completion.latency_ns)

@@ -78,7 +78,7 @@ class _Round:
         self.work = 0
 
     def cost(self, sg: Subgraph) -> int:
-        return self.est.expected((sg.model, sg.index))
+        return self.est.expected(sg.key)
 
     def costs(self, plan: ModelPlan) -> np.ndarray:
         """Expected latency of each subgraph of ``plan`` (estimates are fixed within a round)."""

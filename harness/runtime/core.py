@@ -119,12 +119,12 @@ class _Lane:
 
     def push(self, job: _Job, subgraph: Subgraph) -> None:
         self.waiting.append((job, subgraph))
-        entry = self.counts.setdefault((subgraph.model, subgraph.index), [subgraph, 0])
+        entry = self.counts.setdefault(subgraph.key, [subgraph, 0])
         entry[1] += 1
 
     def pop(self) -> tuple[_Job, Subgraph]:
         job, subgraph = self.waiting.popleft()
-        key = (subgraph.model, subgraph.index)
+        key = subgraph.key
         entry = self.counts[key]
         entry[1] -= 1
         if entry[1] == 0:

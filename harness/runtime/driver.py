@@ -53,6 +53,7 @@ class Driver:
         end_ns = self.traffic.span.end_ns
         stop_ns = end_ns + drain_ns
         clock, runtime, traffic = self.clock, self.runtime, self.traffic
+        dispatch_now = self._dispatch_now
         threshold = gc.get_threshold()
         # the objects made before the run (plans, tables, caches) outlive it: the collector
         # leaves them alone, and looks at the young ones every YOUNG_COLLECTION allocations
@@ -70,7 +71,7 @@ class Driver:
                     starts = runtime.complete(done, now)
                     if starts:
                         self._dispatch(starts, now)
-                    settle(runtime, traffic, now, self._dispatch_now)
+                    settle(runtime, traffic, now, dispatch_now)
         finally:
             gc.set_threshold(*threshold)
             gc.unfreeze()

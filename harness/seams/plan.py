@@ -52,6 +52,18 @@ class Subgraph:
     ops: frozenset[int]
     #: the consecutive unit indices it covers, ascending
     units: tuple[int, ...]
+    #: ``(model, index)``: the subgraph's key in latency estimates (made once)
+    key: tuple[str, int] = field(init=False, repr=False, compare=False)
+
+    # written out: compiled (harness.native), a generated __init__ is ~16x slower
+    def __init__(self, index: int, model: str, processor: str, ops: frozenset[int],
+                 units: tuple[int, ...]) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "model", model)
+        object.__setattr__(self, "processor", processor)
+        object.__setattr__(self, "ops", ops)
+        object.__setattr__(self, "units", units)
+        object.__setattr__(self, "key", (model, index))
 
     @property
     def first_unit(self) -> int:

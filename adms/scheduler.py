@@ -179,6 +179,8 @@ class _Kind:
 class _Reading:
     """What the scheduler made of one processor's sensor reading (None: not yet needed)."""
 
+    #: the processor's name
+    name: str
     #: the reading (None without the monitor: the scheduler sees no state)
     state: SensorSample | None
     #: near throttling (:func:`~adms.monitor.near_throttle`)
@@ -187,8 +189,9 @@ class _Reading:
     idle_preference: tuple[bool, float, float] | None = None
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
-    def __init__(self, state: SensorSample | None, hot: bool | None = None,
+    def __init__(self, name: str, state: SensorSample | None, hot: bool | None = None,
                  idle_preference: tuple[bool, float, float] | None = None) -> None:
+        self.name = name
         self.state = state
         self.hot = hot
         self.idle_preference = idle_preference
@@ -431,12 +434,11 @@ class AdmsScheduler:
         hot: list[str] = []
         waiting: dict[str, int] = {}
         ranked: list[_Reading] = []
-        names: list[str] = []
         for p in view.processors:
             name = p.processor.name
             reading = readings.get(name)
             if reading is None or reading.state is not (p.state if monitor else None):
-                reading = readings[name] = _Reading(p.state if monitor else None)
+                reading = readings[name] = _Reading(name, p.state if monitor else None)
             if reading.hot is None:
                 reading.hot = monitor and near_throttle(p.state, margin)
             if reading.hot:
@@ -450,10 +452,9 @@ class AdmsScheduler:
                 while at > 0 and _preferred(reading, ranked[at - 1]):
                     at -= 1
                 ranked.insert(at, reading)
-                names.insert(at, name)
             else:
                 waiting[name] = max(0, p.available_ns - now_ns)
-        free = [(names[i], _load(ranked[i])) for i in range(len(ranked))]
+        free = [(r.name, _load(r)) for r in ranked]
         return (frozenset(hot) if hot else _NONE), waiting, free
 
     def _seen(self, proc: ProcessorView) -> ProcessorView:

@@ -455,7 +455,8 @@ class _Facts:
     last: bool
     #: its arena is known to be resident (in ``TwinDevice._touched``)
     touched: bool
-    #: its latency alone by state (:meth:`TwinDevice._state_key`), ns
+    #: its latency by state, ns: DVFS level x ``_STATES`` + other processors busy
+    #: (:meth:`TwinDevice._state_latency`)
     state_ns: dict[int, float]
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower

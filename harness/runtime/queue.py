@@ -159,14 +159,13 @@ class QueueView(Sequence[JobView]):
         return next(itertools.islice(self._jobs.values(), index, None)).view()
 
     def _head(self, n: int) -> tuple[JobView, ...]:
-        """Views of the first ``n`` jobs."""
+        """Views of the first ``n`` jobs (walked as :meth:`__iter__` walks them)."""
         out: list[JobView] = []
         if n > 0:
-            for job in self._jobs.values():
-                out.append(job.view())
+            for view in self:
+                out.append(view)
                 if len(out) >= n:
                     break
-        self.visited += len(out)
         return tuple(out)
 
     def __bool__(self) -> bool:

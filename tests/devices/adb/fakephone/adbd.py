@@ -133,7 +133,12 @@ class Stream:
                 if self.closed.is_set():
                     return
                 self.acked.clear()
-                self.conn.send(WRTE, self.local, self.remote, data[i:i + step])
+                try:
+                    self.conn.send(WRTE, self.local, self.remote, data[i:i + step])
+                except OSError:  # the connection dropped (Adbd.kill): the output goes nowhere
+                    self.closed.set()
+                    self.acked.set()
+                    return
 
     def finish(self) -> None:
         self.acked.wait(5)

@@ -13,16 +13,16 @@ of each processor's config (:mod:`devices.opsupport`). The state is
 * where each of a job's tensors was produced: an input made on another processor is moved
   first (fixed cost plus bytes / transfer bandwidth).
 
-The mechanisms (``twin.mechanisms``, each a switch): a per-invoke floor per delegate; a copy
-at every subgraph boundary and the delegates' I/O copies (:mod:`devices.twin.latency`); the
+The mechanisms (``twin.mechanisms``, each a switch): a per-invoke floor per delegate; a copy at
+every subgraph boundary and the delegates' I/O copies (:mod:`devices.twin.latency`); the
 scheduler's cost (a fixed cost per dispatched subgraph, and the decision's counted work:
 :meth:`decision_ns`, which delays the subgraphs a decision starts); memory against
-``memory_budget_mb``: every loaded subgraph's interpreter (and weight copy) from the load, and
-its arena from its first run (an arena is reserved at load but resident only once touched,
-as demand paging makes it), so a load or a first run past the budget is a
-:class:`~harness.seams.errors.RunFailure` (the app is killed, as Android's low-memory killer
-would); the rest of the phone's power; shutdown at the critical temperature (a subgraph
-started on a processor that is down fails at once).
+``memory_budget_mb`` (:mod:`devices.twin.memory`): every loaded subgraph's interpreter (and
+weight copy) from the load, and its arena from its first run (an arena is reserved at load but
+resident only once touched, as demand paging makes it), so a load or a first run past the
+budget is a :class:`~harness.seams.errors.RunFailure` (the app is killed, as Android's low-
+memory killer would); the rest of the phone's power; shutdown at the critical temperature (a
+subgraph started on a processor that is down fails at once).
 
 Simplification: a subgraph's latency is fixed at its start; a throttle or a contention change
 while it runs affects only later subgraphs.
@@ -31,7 +31,6 @@ while it runs affects only later subgraphs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import ClassVar, Final
 
 import numpy as np
@@ -39,12 +38,15 @@ import simpy
 
 from devices.opsupport import delegate_limits, fallback_processor, support_table
 from devices.twin.config import TwinDeviceConf
+from devices.twin.facts import Facts
 from devices.twin.heat import Heat
 from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
+from devices.twin.memory import Memory
 from devices.twin.spec import TwinProcessorSpec, TwinSpec, parse
+from devices.twin.tensors import TensorLocations
 from harness.runtime.clocks import SimClock
 from harness.seams.device import DeviceContext
-from harness.seams.errors import RunFailure, UserError
+from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
@@ -55,7 +57,6 @@ _CostKey = tuple[str, str, frozenset[int], bool]
 FAIL_NS: Final = 1_000
 #: sensor rows of this pseudo-processor are the whole phone (harness.reporting.metrics)
 DEVICE: Final = "device"
-MB: Final = 1 << 20
 #: latency-noise draws taken from the generator at once
 NOISE_BLOCK: Final = 4096
 #: a subgraph's state key is (DVFS level) x _STATES + (other processors busy)
@@ -87,23 +88,19 @@ class TwinDevice:
         self._index = {p.name: i for i, p in enumerate(self.spec.processors)}
         self._costs: dict[_CostKey, SubgraphCost] = {}
         self._op_tables: dict[tuple[str, str], OpTable] = {}
-        self._inputs: dict[tuple[str, frozenset[int]], tuple[tuple[int, int], ...]] = {}
-        #: (job id, request id) -> tensor index -> processor that produced it
-        self._where: dict[tuple[int, int], dict[int, str]] = {}
+        #: where each running job's tensors are (:mod:`devices.twin.tensors`)
+        self._tensors = TensorLocations(self._graph)
         self._busy = [False] * len(self.spec.processors)
         #: how many of ``_busy`` are True
         self._n_busy = 0
         self.heat = Heat(self.spec.device, self.spec.processors, int(env.now))
         self._last_read = (int(env.now), self.heat.busy_ns.copy(), self.heat.energy_j.copy())
-        #: resident memory: every loaded subgraph's interpreter (and weight copy), and the
-        #: arenas of those that have run, bytes
-        self.memory_bytes = 0
-        self._touched: set[tuple[str, str, frozenset[int]]] = set()
+        #: resident memory against the budget (:mod:`devices.twin.memory`)
+        self.memory = Memory(self.spec.name, self.spec.device.memory_budget_mb,
+                             self.spec.device.mechanisms.memory)
         self._noise_block: list[float] = []
         #: id of a subgraph -> its fixed facts (:meth:`_facts`)
-        self._static: dict[int, _Facts] = {}
-        #: model -> :meth:`_read_by_some` of its loaded plan
-        self._read: dict[str, frozenset[int]] = {}
+        self._static: dict[int, Facts] = {}
         #: the clock of the run (:meth:`start_clock`), which steps the environment
         self._clock: SimClock | None = None
         dev = self.spec.device
@@ -145,34 +142,14 @@ class TwinDevice:
         self._graphs.update(graphs)
         self._plans = dict(plans)
         self._static.clear()
-        self._read.clear()
+        self._tensors.loaded()
         for plan in plans.values():
             for sg in plan.subgraphs:
                 self._cost(sg, plan.shared_interpreter)
-        self.memory_bytes = sum(self._op_table(sg.model, sg.processor).held_bytes(sg.ops)
-                                for plan in plans.values() for sg in plan.subgraphs)
-        self._touched.clear()
+        held = sum(self._op_table(sg.model, sg.processor).held_bytes(sg.ops)
+                   for plan in plans.values() for sg in plan.subgraphs)
         count = sum(len(p.subgraphs) for p in plans.values())
-        self._check_memory(f"{count} loaded subgraphs hold")
-
-    def _check_memory(self, what: str) -> None:
-        """RunFailure when resident memory exceeds the budget (the memory mechanism)."""
-        budget = self.spec.device.memory_budget_mb
-        if self.spec.device.mechanisms.memory and budget > 0 and self.memory_bytes > budget * MB:
-            raise RunFailure(f"out of memory on {self.spec.name} at "
-                             f"{int(self.env.now) / NS_PER_S:.2f} s: {what} "
-                             f"{self.memory_bytes / MB:.0f} MB, the budget is {budget:.0f} MB")
-
-    def _touch(self, subgraph: Subgraph) -> None:
-        """A subgraph's first run makes its arena resident."""
-        key = (subgraph.model, subgraph.processor, subgraph.ops)
-        if key in self._touched:
-            return
-        self._touched.add(key)
-        table = self._op_table(subgraph.model, subgraph.processor)
-        self.memory_bytes += table.arena_bytes(subgraph.ops)
-        self._check_memory(f"{len(self._touched)} subgraphs have run; with every loaded "
-                           "interpreter, the app holds")
+        self.memory.load(held, count, int(self.env.now))
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """Latency alone at the top frequency: no contention, transfer or noise."""
@@ -226,8 +203,10 @@ class TwinDevice:
                             env_now)
             return
         if not facts.touched:
-            if facts.touch_key not in self._touched:
-                self._touch(subgraph)
+            if facts.touch_key not in self.memory.touched:
+                arena = self._op_table(subgraph.model, subgraph.processor).arena_bytes(
+                    subgraph.ops)
+                self.memory.touch(facts.touch_key, arena, int(self.env.now))
             facts.touched = True
         latency = self._latency_ns(facts, job_id, request)
         self._finish_at(start + latency, facts, job_id, request, start, True, on_done, env_now)
@@ -255,7 +234,7 @@ class TwinDevice:
         return tuple(rows)
 
     def close(self) -> None:
-        self._where.clear()
+        self._tensors.clear()
         self._costs.clear()
         self._op_tables.clear()
 
@@ -310,20 +289,14 @@ class TwinDevice:
             self._op_tables[key] = OpTable.of(spec, self._graph(model), self.spec.device)
         return self._op_tables[key]
 
-    def _latency_ns(self, facts: _Facts, job_id: int, request: Request) -> int:
+    def _latency_ns(self, facts: Facts, job_id: int, request: Request) -> int:
         ns = self._state_latency(facts)
-        where = self._where.get((job_id, request.request_id))
-        if where:
-            here = facts.subgraph.processor
-            moved = 0
-            for t, nbytes in facts.inputs:
-                if where.get(t, here) != here:
-                    moved += nbytes
-            if moved > 0:
-                ns += transfer_ns(moved, self._transfer_fixed_us, self._transfer_gbps)
+        moved = self._tensors.moved_bytes((job_id, request.request_id), facts)
+        if moved > 0:
+            ns += transfer_ns(moved, self._transfer_fixed_us, self._transfer_gbps)
         return _to_ns(ns * self._noise())
 
-    def _state_latency(self, facts: _Facts) -> float:
+    def _state_latency(self, facts: Facts) -> float:
         """The subgraph's latency in the present state (its processor's DVFS level, how
         many others are busy): computed once per subgraph and state, then looked up."""
         i, subgraph = facts.i, facts.subgraph
@@ -352,16 +325,7 @@ class TwinDevice:
             self._noise_block.reverse()
         return self._noise_block.pop()
 
-    def _pure_inputs(self, subgraph: Subgraph) -> tuple[tuple[int, int], ...]:
-        """(tensor, bytes) of the subgraph's pure inputs (cached per op set)."""
-        key = (subgraph.model, subgraph.ops)
-        if key not in self._inputs:
-            graph = self._graph(subgraph.model)
-            self._inputs[key] = tuple((t, graph.tensors[t].nbytes)
-                                      for t in sorted(graph.pure_inputs(subgraph.ops)))
-        return self._inputs[key]
-
-    def _facts(self, subgraph: Subgraph) -> _Facts:
+    def _facts(self, subgraph: Subgraph) -> Facts:
         """What the hot path needs of ``subgraph`` that never changes during a run (made once
         per subgraph object)."""
         facts = self._static.get(id(subgraph))
@@ -372,34 +336,14 @@ class TwinDevice:
         last = plan is not None and subgraph.last_unit >= plan.num_units - 1
         made = frozenset() if last else self._graph(subgraph.model).outputs_of(subgraph.ops)
         if plan is not None:
-            made = made & self._read_by_some(plan)
-        inputs = self._pure_inputs(subgraph)
-        facts = _Facts(subgraph, i, (subgraph.model, subgraph.processor, subgraph.ops),
+            made = made & self._tensors.read_by_some(plan)
+        inputs = self._tensors.pure_inputs(subgraph)
+        facts = Facts(subgraph, i, (subgraph.model, subgraph.processor, subgraph.ops),
                        inputs, dict.fromkeys(sorted(made), subgraph.processor), last)
         self._static[id(subgraph)] = facts
         return facts
 
-    def _read_by_some(self, plan: ModelPlan) -> frozenset[int]:
-        """The tensors some subgraph of ``plan`` can read as an input made elsewhere: the
-        pure inputs of its units (a subgraph's pure inputs are among its units', as it is a
-        run of whole units), so only where these were made is worth recording."""
-        got = self._read.get(plan.model)
-        if got is None:
-            graph = self._graph(plan.model)
-            got = self._read[plan.model] = frozenset().union(
-                *(graph.pure_inputs(ops) for ops in plan.units))
-        return got
-
-    def _record_outputs(self, job: tuple[int, int], facts: _Facts) -> None:
-        if facts.last:
-            self._where.pop(job, None)  # the job is complete
-            return
-        where = self._where.get(job)
-        if where is None:
-            where = self._where[job] = {}
-        where.update(facts.made)
-
-    def _finish_at(self, end_ns: int, facts: _Facts, job_id: int, request: Request,
+    def _finish_at(self, end_ns: int, facts: Facts, job_id: int, request: Request,
                    start_ns: int, ok: bool, on_done: Callable[[Completion], None],
                    env_now: int) -> None:
         """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it
@@ -420,7 +364,7 @@ class TwinDevice:
         if now_ns >= heat.next_tick_ns:
             heat.advance(now_ns - (now_ns - heat.next_tick_ns) % heat.period_ns)
 
-    def _end(self, facts: _Facts, job_id: int, request: Request, start_ns: int, end_ns: int,
+    def _end(self, facts: Facts, job_id: int, request: Request, start_ns: int, end_ns: int,
              ok: bool, on_done: Callable[[Completion], None]) -> None:
         """The subgraph's event at ``end_ns`` (the environment's time now)."""
         if end_ns >= self.heat.next_tick_ns:
@@ -430,47 +374,10 @@ class TwinDevice:
         self._busy[i] = False
         self._n_busy -= 1
         if ok:
-            self._record_outputs((job_id, request.request_id), facts)
+            self._tensors.record((job_id, request.request_id), facts)
         else:
-            self._where.pop((job_id, request.request_id), None)
+            self._tensors.forget((job_id, request.request_id))
         on_done(Completion(job_id, request, facts.subgraph, start_ns, end_ns, ok))
-
-
-@dataclass(slots=True)
-class _Facts:
-    """A subgraph's facts for the twin's hot path: fixed, but for two caches (its arena is
-    resident, its latency per state)."""
-
-    subgraph: Subgraph
-    #: its processor's index
-    i: int
-    #: the key of its arena in ``TwinDevice._touched``
-    touch_key: tuple[str, str, frozenset[int]]
-    #: (tensor, bytes) of its pure inputs
-    inputs: tuple[tuple[int, int], ...]
-    #: tensor -> its processor, for the tensors it writes (none when it ends its model's
-    #: plan): what a run of it records in the job's tensor locations
-    made: Mapping[int, str]
-    #: it runs its plan's last unit: its job is complete after it
-    last: bool
-    #: its arena is known to be resident (in ``TwinDevice._touched``)
-    touched: bool
-    #: its latency by state, ns: DVFS level x ``_STATES`` + other processors busy
-    #: (:meth:`TwinDevice._state_latency`)
-    state_ns: dict[int, float]
-
-    # written out: compiled (harness.native), a generated __init__ is ~16x slower
-    def __init__(self, subgraph: Subgraph, i: int, touch_key: tuple[str, str, frozenset[int]],
-                 inputs: tuple[tuple[int, int], ...], made: Mapping[int, str], last: bool
-                 ) -> None:
-        self.subgraph = subgraph
-        self.i = i
-        self.touch_key = touch_key
-        self.inputs = inputs
-        self.made = made
-        self.last = last
-        self.touched = False
-        self.state_ns = {}
 
 
 def _to_ns(x: float) -> int:

@@ -12,13 +12,8 @@ from adms.chains import ChainTable, remaining_latency
 from adms.config import AdmsConf
 from adms.monitor import load_fraction, near_throttle
 from adms.policy import AdmsPolicy
-from adms.scheduler import (
-    AdmsScheduler,
-    deadline_term,
-    priority,
-    resource_term,
-    wait_term,
-)
+from adms.priority import deadline_term, priority, resource_term, wait_term
+from adms.scheduler import AdmsScheduler
 from baselines.band.estimator import LatencyEstimator
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph

@@ -144,7 +144,7 @@ def test_loading_past_the_budget_fails() -> None:
     with pytest.raises(RunFailure, match=r"out of memory on testphone at 0.00 s: 2 loaded"):
         make_device(graph, plan, conf)
     off = device_with(None, interpreter_overhead_kb=1.0, memory_budget_mb=1.5 * KB / 2**20)
-    assert make_device(graph, plan, off).memory_bytes == 2 * KB
+    assert make_device(graph, plan, off).memory.bytes == 2 * KB
 
 
 def test_an_arena_becomes_resident_at_its_subgraphs_first_run() -> None:
@@ -154,13 +154,13 @@ def test_an_arena_becomes_resident_at_its_subgraphs_first_run() -> None:
     plan = make_plan(graph, [(0, "cpu"), (1, "cpu")])
     conf = device_with("memory", interpreter_overhead_kb=1.0, memory_budget_mb=4 * KB / 2**20)
     device = make_device(graph, plan, conf)
-    assert device.memory_bytes == 2 * KB
+    assert device.memory.bytes == 2 * KB
     run_one(device, plan.subgraphs[0], job=0)
     run_one(device, plan.subgraphs[0], job=1)
-    assert device.memory_bytes == 2 * KB + 2000
+    assert device.memory.bytes == 2 * KB + 2000
     with pytest.raises(RunFailure, match=r"at 0.00 s: 2 subgraphs have run"):
         run_one(device, plan.subgraphs[1], job=2)
-    assert device.memory_bytes == 2 * KB + 4000
+    assert device.memory.bytes == 2 * KB + 4000
 
 
 # -- the rest of the phone -------------------------------------------------------------------

@@ -264,7 +264,7 @@ class HostDevice:
     def close(self) -> None:
         """Stop the workers (each joined with ``host.join_timeout_s``); idempotent. Logs the
         profile cache's use, trims the slice cache to its budget
-        (:meth:`~devices.host.slicing.SliceCache.trim`) and warns about workers that did not
+        (:meth:`~devices.host.slicecache.SliceCache.trim`) and warns about workers that did not
         have their cores."""
         if self._profile_store is not None:
             store = self._profile_store
@@ -371,7 +371,7 @@ class HostDevice:
 
     def _slice_cache(self) -> Any:
         if self._slicer is None:
-            from devices.host.slicing import SliceCache
+            from devices.host.slicecache import SliceCache
 
             self._slicer = SliceCache(self.cache_dir)
         return self._slicer

@@ -42,8 +42,7 @@ from devices.host.spec import HostProcessorSpec, HostSettings
 from devices.host.workers import SliceRunner, Worker, litert_version
 from harness.seams.errors import UserError
 
-#: the host device's logger: what its slices report is the device's word, under its name
-log = logging.getLogger("devices.host.device")
+log = logging.getLogger(__name__)
 
 
 class RunnerTable:

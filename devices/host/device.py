@@ -23,21 +23,15 @@ must not eat into the scenario's warm-up and duration); the
 ``start_ns`` is when the worker began the subgraph (after the dispatch from :meth:`start`),
 ``end_ns`` when its outputs were copied out; ``on_done`` is called from the worker thread.
 
-**Building.** :meth:`HostDevice.load` slices every subgraph and builds interpreters for the
-first ``host.eager_build_limit`` distinct (model, op set, processor) slices, each on its own
-worker (workers build in parallel). Plans with more subgraphs than that (Band with
-``minimum_subgraph_size`` 1 makes thousands) build the rest on first use: in
-:meth:`profile`, which the runtime calls before it starts the clock, or, failing that, in the
-first :meth:`start`. A slice that cannot be built is a :class:`UserError` naming model and ops.
-
-**Profiles.** :meth:`HostDevice.profile` times a slice alone on its processor's worker
-(``host.warmup_runs`` untimed runs, then the median of ``host.profile_runs``). Measurements
-persist on disk (:class:`~devices.host.profiles.ProfileCache`, under ``<cache_dir>/profiles``,
-keyed by all that changes them) unless ``host.profile_cache`` is false, so every baseline of a
-run, and every later run, starts from the same numbers and profiles each subgraph once.
-A slice of a loaded plan is built before the clock starts whether or not its profile is
-cached; one that is only profiled (a window tuner's candidate) is dropped after timing, so
-that candidates' interpreters (each holding its slice's weights) do not pile up.
+**Building and profiles** (:class:`~devices.host.runners.RunnerTable`). :meth:`HostDevice.load`
+slices every subgraph and builds interpreters for the first ``host.eager_build_limit``
+distinct (model, op set, processor) slices, each on its own worker (workers build in
+parallel). Plans with more subgraphs than that (Band with ``minimum_subgraph_size`` 1 makes
+thousands) build the rest on first use: in :meth:`profile`, which the runtime calls before it
+starts the clock, or, failing that, in the first :meth:`start`. :meth:`HostDevice.profile`
+times a slice alone on its processor's worker; measurements persist on disk unless
+``host.profile_cache`` is false, so every baseline of a run, and every later run, starts from
+the same numbers and profiles each subgraph once.
 
 **Contention.** This machine may be shared. Each worker adds up the wall and thread CPU time
 of the subgraphs it runs (:meth:`HostDevice.cpu_shares`), and the device notes the CPU time
@@ -52,9 +46,7 @@ rule sets come from :func:`devices.opsupport.unsupported_ops`.
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -68,13 +60,14 @@ from devices.host.contention import ContentionMonitor
 from devices.host.jobs import InputFrames, JobTable, Liveness
 from devices.host.jobs import Job as Job
 from devices.host.jobs import Tensors as Tensors
-from devices.host.profiles import ProfileCache, Timing, time_slice
-from devices.host.sensors import HostSensors, cpu_model
+from devices.host.profiles import ProfileCache
+from devices.host.runners import RunnerTable
+from devices.host.sensors import HostSensors
 from devices.host.slicekey import SliceKey as SliceKey
 from devices.host.slicekey import describe_slice, slice_key
 from devices.host.spec import HostProcessorSpec, parse_device
 from devices.host.threads import HostFacts, is_threads, run_threads
-from devices.host.workers import SliceRunner, Worker, xnnpack_unsupported_ops
+from devices.host.workers import Worker, litert_version, xnnpack_unsupported_ops
 from devices.opsupport import delegate_limits, fallback_processor
 from devices.processors import SupportRules
 from harness.runtime.clocks import WallClock
@@ -110,18 +103,14 @@ class HostDevice:
         self._proc_confs: dict[str, HostProcessorConf] = {p.name: p for p in conf.processors}
         self._graphs: dict[str, ModelGraph] = {}
         self._liveness: dict[str, Liveness] = {}
-        self._runners: dict[SliceKey, SliceRunner] = {}
-        self._profiles: dict[SliceKey, int] = {}
-        #: slices of the plans given to load(): built before the clock, kept
-        self._planned: set[SliceKey] = set()
-        self._profile_store: ProfileCache | None = None
+        #: each slice's interpreter and profile
+        self._runners = RunnerTable(self.settings, self.specs, self.cache_dir, self._worker,
+                                    self._model_path)
         #: subgraphs' wall and worker CPU time, and machine CPU time from the first start()
         self._contention = ContentionMonitor({s.name: s.threads for s in specs})
         self._xnnpack: dict[str, frozenset[int]] = {}
         self._jobs = JobTable(self.settings.keep_outputs)
         self._frames = InputFrames(self.settings.seed, self.settings.input_frames)
-        self._slice_lock = threading.Lock()
-        self._slicer: Any = None
         self.workers: dict[str, Worker] = {}
         self._start_workers(specs)
 
@@ -185,7 +174,7 @@ class HostDevice:
                      "support": s.support.name}
             for s in self.specs.values()
         }
-        return {**self.sensors.facts(), "litert_version": _litert_version(), "workers": workers}
+        return {**self.sensors.facts(), "litert_version": litert_version(), "workers": workers}
 
     def load(self, graphs: Mapping[str, ModelGraph], plans: Mapping[str, ModelPlan]) -> None:
         """Slice and build up to ``eager_build_limit`` subgraphs now; the rest on first use."""
@@ -193,57 +182,17 @@ class HostDevice:
             self._graphs[model] = graphs[model] if model in graphs else self.graph(model)
             self._liveness[model] = Liveness.of(self._graphs[model])
         subgraphs = [sg for plan in plans.values() for sg in plan.subgraphs]
-        keys = list(dict.fromkeys(slice_key(sg) for sg in subgraphs))
-        self._planned.update(keys)
-        self._build(keys[: self.settings.eager_build_limit])
+        self._runners.load(list(dict.fromkeys(slice_key(sg) for sg in subgraphs)))
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """Median ns of the subgraph alone on its processor (from the disk cache if there)."""
-        key = slice_key(subgraph)
-        if key not in self._profiles:
-            self._profiles[key] = self._measure(key)
-        return self._profiles[key]
-
-    def _measure(self, key: SliceKey) -> int:
-        """From the disk cache, else timed on the slice's worker (and stored if clean)."""
-        planned = key in self._planned
-        if planned:
-            self._build([key])
-        store = self._profiles_on_disk()
-        model_path, spec = self._model_path(key[0]), self.specs[key[2]]
-        if store is not None and (cached := store.get(model_path, key[1], spec)) is not None:
-            return cached
-        self._build([key])
-        timing = self._timed(key)
-        if not timing.clean:  # other work shared the core: once more, keep the cleaner one
-            timing = max(timing, self._timed(key), key=lambda t: t.cpu_share or 0.0)
-        if not timing.clean:
-            log.warning("%s: profiled while other work ran on its cores (thread ran %.0f%% of "
-                        "the time); used for this run only, not cached", describe_slice(key),
-                        100 * (timing.cpu_share or 0.0))
-        if not planned:
-            self._runners.pop(key, None)
-        if store is not None:
-            store.put(model_path, key[1], spec, timing)
-        return timing.median_ns
-
-    def _timed(self, key: SliceKey) -> Timing:
-        return self._worker(key[2]).call(lambda: self._time_slice(key))
+        return self._runners.profile(slice_key(subgraph))
 
     @property
     def profile_store(self) -> ProfileCache | None:
         """The on-disk profile cache (with its hit and store counts), or ``None`` when
         ``host.profile_cache`` is false."""
-        return self._profiles_on_disk()
-
-    def _profiles_on_disk(self) -> ProfileCache | None:
-        if not self.settings.profile_cache:
-            return None
-        if self._profile_store is None:
-            machine = {"litert_version": _litert_version(), "cpu_model": cpu_model()}
-            self._profile_store = ProfileCache(self.cache_dir / "profiles", self.settings,
-                                               machine)
-        return self._profile_store
+        return self._runners.profile_store
 
     def start(
         self, job_id: int, request: Request, subgraph: Subgraph, now_ns: int,
@@ -264,19 +213,14 @@ class HostDevice:
     def close(self) -> None:
         """Stop the workers (each joined with ``host.join_timeout_s``); idempotent. Logs the
         profile cache's use, trims the slice cache to its budget
-        (:meth:`~devices.host.slicing.SliceCache.trim`) and warns about workers that did not
+        (:meth:`~devices.host.slicecache.SliceCache.trim`) and warns about workers that did not
         have their cores."""
-        if self._profile_store is not None:
-            store = self._profile_store
-            log.info("host profiles: %d from %s, %d measured and stored", store.hits,
-                     store.root, store.stores)
+        self._runners.log_profile_use()
         for name, worker in self.workers.items():
             if not worker.close(self.settings.join_timeout_s):
                 log.warning("host worker %s did not stop within %ss", name,
                             self.settings.join_timeout_s)
-        self._runners.clear()
-        if self._slicer is not None:
-            self._slicer.trim()
+        self._runners.close()
         self._warn_contention()
 
     def cpu_shares(self) -> dict[str, float | None]:
@@ -332,50 +276,6 @@ class HostDevice:
         """Model outputs (original tensor index -> array) of a recently finished job."""
         return self._jobs.outputs(job_id)
 
-    # -- building --------------------------------------------------------------------------
-
-    def _build(self, keys: Iterable[SliceKey]) -> None:
-        """Slice (here) and build interpreters (on each slice's worker, in parallel)."""
-        todo = [k for k in keys if k not in self._runners]
-        futures = [(k, self._worker(k[2]).submit(self._builder(k))) for k in todo]
-        for key, future in futures:
-            try:
-                self._runners[key] = future.result()
-            except Exception as exc:
-                raise UserError(f"cannot build {describe_slice(key)}: {exc}") from None
-
-    def _builder(self, key: SliceKey) -> Callable[[], SliceRunner]:
-        model, ops, proc = key
-        try:
-            with self._slice_lock:
-                piece = self._slice_cache().slice(self._model_path(model), ops)
-        except Exception as exc:
-            raise UserError(f"cannot slice {describe_slice(key)}: {exc}") from None
-        spec = self.specs[proc]
-
-        def build() -> SliceRunner:
-            path = Path(piece.path)
-            if not path.is_file():  # another run's cache trim dropped it: cut it again
-                with self._slice_lock:
-                    path = Path(self._slice_cache().slice(self._model_path(model), ops).path)
-            return SliceRunner(path, piece.input_tensors, piece.output_tensors, spec.kernel,
-                               spec.threads)
-
-        return build
-
-    def _runner(self, key: SliceKey) -> SliceRunner:
-        """The slice's runner; built here on first use (call on its worker)."""
-        if key not in self._runners:
-            self._runners[key] = self._builder(key)()
-        return self._runners[key]
-
-    def _slice_cache(self) -> Any:
-        if self._slicer is None:
-            from devices.host.slicing import SliceCache
-
-            self._slicer = SliceCache(self.cache_dir)
-        return self._slicer
-
     # -- running ---------------------------------------------------------------------------
 
     def _run(
@@ -396,7 +296,7 @@ class HostDevice:
         on_done(Completion(job_id, request, subgraph, start_ns, end_ns, ok))
 
     def _execute(self, job_id: int, request: Request, subgraph: Subgraph) -> None:
-        runner = self._runner(slice_key(subgraph))
+        runner = self._runners.runner(slice_key(subgraph))
         job = self._jobs.job(job_id)
         self._frames.fill(job.tensors, runner, request, self.graph(request.model).inputs)
         runner.run(job.tensors)
@@ -410,12 +310,6 @@ class HostDevice:
         if model not in self._liveness:
             self._liveness[model] = Liveness.of(self.graph(model))
         return self._liveness[model]
-
-    def _time_slice(self, key: SliceKey) -> Timing:
-        """The slice alone, timed (call on its worker): see
-        :func:`~devices.host.profiles.time_slice`."""
-        judged = self.specs[key[2]].threads == 1
-        return time_slice(self._runner(key), self.settings, judged)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -440,10 +334,3 @@ def _adjust_by_kind(
         op.index for op in graph.ops
         if op.kind in reject or (op.index in ops and op.kind not in accept)
     )
-
-
-def _litert_version() -> str | None:
-    try:
-        return importlib.metadata.version("ai-edge-litert")
-    except importlib.metadata.PackageNotFoundError:
-        return None

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from devices.host.slicing import write_atomic
+from devices.host.slicecache import write_atomic
 from devices.host.spec import HostProcessorSpec, HostSettings
 from devices.host.workers import SliceRunner, random_input
 from harness.models.tflite_io import sha256_file

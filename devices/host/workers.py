@@ -12,10 +12,13 @@ tensors, invokes, and writes the slice's outputs back (real copies, as between p
 
 :func:`xnnpack_unsupported_ops` finds by trial the ops XNNPACK will not take: with node fusion
 disabled, every delegated op gets its own ``DELEGATE`` node, matched by output tensor.
+:func:`litert_version` is the installed LiteRT's version (a machine fact, and part of every
+profile's key).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import os
 import queue
@@ -206,3 +209,11 @@ def xnnpack_unsupported_ops(model_path: Path) -> frozenset[int]:
         for d in details
         if d["op_name"] != "DELEGATE" and not {int(t) for t in d["outputs"] if t >= 0} <= delegated
     )
+
+
+def litert_version() -> str | None:
+    """The installed ``ai-edge-litert`` version (``None`` when not installed as a package)."""
+    try:
+        return importlib.metadata.version("ai-edge-litert")
+    except importlib.metadata.PackageNotFoundError:
+        return None

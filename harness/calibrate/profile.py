@@ -3,7 +3,7 @@
 The slices are the op sets Band's analyzer cuts at minimum subgraph size 1
 (:func:`baselines.band.analyzer.analyze`: unit and merged subgraphs per processor, from the
 processors' op-support rules); each is cut from its model file exactly
-(:class:`devices.host.slicing.SliceCache`; a slice that is the whole model is the file
+(:class:`devices.host.slicecache.SliceCache`; a slice that is the whole model is the file
 itself), pushed by content hash, and run by the stock ``benchmark_model`` on its processor's
 delegate, one process at a time, so each figure is the slice *alone*. The figure kept is the
 tool's mean (``Inference (avg)``, what its rate and so a frame rate follow from). The heat-up
@@ -30,7 +30,7 @@ from devices.adb.tflite_output import parse_benchmark_output
 from devices.adb.tflite_tool import Timing, benchmark_flags, tool_command
 from devices.adb.tools import raise_for, run_all
 from devices.adb.vanilla import binary
-from devices.host.slicing import SliceCache
+from devices.host.slicecache import SliceCache
 from devices.opsupport.support import unsupported_ops
 from harness.calibrate.config import HeatConf, ProfileConf
 from harness.seams.errors import UserError

@@ -83,7 +83,7 @@ class JobRunner:
 
 def bare_invoke_ns(dev: HostDevice, plan: ModelPlan) -> float:
     """Median ns of ``invoke()`` alone on the same interpreter, on its worker thread."""
-    runner = dev._runner((plan.model, plan.subgraphs[0].ops, "xnn"))
+    runner = dev._runners.runner((plan.model, plan.subgraphs[0].ops, "xnn"))
 
     def timed() -> float:
         samples = []

@@ -20,7 +20,7 @@ import pytest
 
 from devices.host.config import HostDeviceConf, HostProcessorConf
 from devices.host.device import HostDevice
-from devices.host.slicing import SliceCache
+from devices.host.slicecache import SliceCache
 from devices.host.spec import available_cores
 from devices.opsupport import SupportRules
 from harness.models.tflite_io import read_tflite

@@ -10,7 +10,8 @@ import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from ai_edge_litert.tools import flatbuffer_utils
 
-from devices.host.slicing import ModelSlicer, SliceCache
+from devices.host.slicecache import SliceCache
+from devices.host.slicing import ModelSlicer
 from harness.models.tflite_io import read_tflite
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph

@@ -4,7 +4,7 @@ slices that gives exactly the whole model's outputs (``-m zoo``; a missing model
 
 The partition is the one ADMS schedules: the units of ``analyze(..., window_size=1,
 merge=False)`` at the K50 Pro's op support (``conf/device/k50pro.yaml``). One slice per unit is
-cut with :class:`~devices.host.slicing.SliceCache`; the slices run in unit order in LiteRT (one
+cut with :class:`~devices.host.slicecache.SliceCache`; the slices run in unit order in LiteRT (one
 thread), each fed from the outputs so far, the model input being one seeded random tensor.
 
 Checked bit for bit (``np.array_equal``), float and int8 models alike, with the default resolver
@@ -34,7 +34,7 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from ai_edge_litert.tools import flatbuffer_utils
 
 from adms.analyzer import analyze
-from devices.host.slicing import Slice, SliceCache
+from devices.host.slicecache import Slice, SliceCache
 from devices.opsupport import support_table
 from harness.models import zoo
 from harness.models.tflite_io import load_model_object, read_tflite

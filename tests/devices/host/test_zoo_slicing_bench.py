@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter
 
-from devices.host.slicing import SliceCache
+from devices.host.slicecache import SliceCache
 from harness.models.tflite_io import read_tflite
 from tests.fixtures.paths import REPO
 

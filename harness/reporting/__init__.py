@@ -1,6 +1,7 @@
 """Reporting: everything derived from a run folder's rows, never from printed text.
 
-* :mod:`~harness.reporting.store` — the run folder: journals as the run goes, parquet tables,
+* :mod:`~harness.reporting.store` — the run folder: journals as the run goes
+  (:mod:`~harness.reporting.journal`), parquet tables (:mod:`~harness.reporting.parquet`),
   the manifest, and reading them back;
 * :mod:`~harness.reporting.metrics` — statistics from the rows (FPS, latency, SLO, power),
   built from the definitions of :mod:`~harness.reporting.outcomes` (measured span, request

@@ -26,7 +26,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import metrics, paper, plots
+from harness.reporting import metrics, outcomes, paper, plots
 
 found = nb.runs("fig10")
 display(Markdown(nb.heading("Figure 10: model-level vs subgraph-level timeline", found)))
@@ -39,8 +39,8 @@ def pair_ms(requests: pd.DataFrame) -> pd.DataFrame:
     """Per baseline and seed: the slower stream's mean latency."""
     out = []
     for (baseline, seed), rows in requests.groupby(["baseline", "seed"]):
-        done = metrics.measured_requests(rows, str(baseline),
-                                         metrics.measured_span(rows, str(baseline)))
+        done = outcomes.measured_requests(rows, str(baseline),
+                                          outcomes.measured_span(rows, str(baseline)))
         slowest = done.groupby("stream")["latency_ms"].mean().max()
         out.append({"baseline": str(baseline), "seed": int(seed), "pair_ms": slowest})
     return pd.DataFrame(out)

@@ -15,7 +15,7 @@
 # # Figure 8: FPS of TFLite, Band and ADMS on FRS and ROS
 #
 # Each run is one device and one scenario with the three systems, every seed; FPS counts
-# the frames for which **every** model finished (`harness.reporting.metrics`), a figure is a
+# the frames for which **every** model finished (`harness.reporting.frames`), a figure is a
 # mean over seeds with its 95% interval, and a ratio of two baselines pairs the seeds
 # (paired bootstrap, `harness.reporting.stats`). The paper's bars are not printed as numbers:
 # its text gives FRS on the K50 Pro, ADMS on the P20 and ADMS's ROS ratios (the other ROS

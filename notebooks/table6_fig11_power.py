@@ -25,7 +25,9 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import metrics, paper, plots, report
+from harness.reporting import paper, plots, report
+from harness.reporting.outcomes import measured_span
+from harness.reporting.power import DEVICE, power_series
 
 found = nb.runs("table6")
 display(Markdown(nb.heading("Table VI and Figure 11: power and energy efficiency", found)))
@@ -45,8 +47,8 @@ def trace_stats(data) -> pd.DataFrame:
     out = []
     for (baseline, seed), sensors in data.sensors.groupby(["baseline", "seed"]):
         requests = data.requests[data.requests["seed"] == seed]
-        start, end = metrics.measured_span(requests, str(baseline))
-        series = metrics.power_series(sensors[sensors["t_ns"].between(start, end)])
+        start, end = measured_span(requests, str(baseline))
+        series = power_series(sensors[sensors["t_ns"].between(start, end)])
         out.append({"baseline": str(baseline), "seed": int(seed), "min": series.min(),
                     "max": series.max()})
     return pd.DataFrame(out)
@@ -79,7 +81,7 @@ trace.groupby("baseline")[["min", "max"]].mean()
 # %%
 sensors = run.data.sensors.dropna(subset=["power_w"])
 watts = sensors.groupby(["baseline", "processor"])["power_w"].mean().unstack()
-device_col = metrics.DEVICE
+device_col = DEVICE
 parts = [c for c in watts.columns if c != device_col]
 if device_col in watts.columns:
     watts["rest"] = watts[device_col] - watts[parts].sum(axis=1)

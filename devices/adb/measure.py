@@ -7,7 +7,7 @@ sampling thread;
 
 on exit (also when the tools failed or the phone was lost): stop the loop, pull its log and
 write one ``sensors`` row per processor per sample, stop the monitor and write its samples as
-rows of the pseudo-processor ``device`` (a whole-phone meter, :mod:`harness.reporting.metrics`),
+rows of the pseudo-processor ``device`` (a whole-phone meter, :mod:`harness.reporting.power`),
 restore the governors. What cannot be done on the way out (a lost phone's log) is noted in
 :attr:`Measurement.problems` and in the manifest; it never hides the error that ended the run.
 """
@@ -39,7 +39,7 @@ from harness.seams.device import RowSink
 from harness.seams.errors import UserError
 from harness.seams.records import SensorSample
 
-#: the pseudo-processor of whole-device power rows (harness.reporting.metrics.DEVICE)
+#: the pseudo-processor of whole-device power rows (harness.reporting.power.DEVICE)
 DEVICE = "device"
 
 

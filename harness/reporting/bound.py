@@ -44,9 +44,9 @@ per processor. It is solved with a few chains, by ``scipy.optimize.linprog(metho
 its duals price the processors (``y[p] >= 0``: frames per second that one more busy second
 per second on ``p`` would give) and the models (``lam[m]``); a chain of model ``m`` improves it
 only if it costs less than ``lam[m]`` at those prices, so each round adds every model's
-cheapest chain, found by a shortest path over the network (:meth:`_Network.cheapest`), until
-none improves. Any ``y >= 0`` also bounds the optimum from above,
-``F* <= capacity . y / sum_m cheapest_m(y)`` (``F`` frames per second need
+cheapest chain, found by a shortest path over the network
+(:mod:`harness.reporting.plan_network`), until none improves. Any ``y >= 0`` also bounds the
+optimum from above, ``F* <= capacity . y / sum_m cheapest_m(y)`` (``F`` frames per second need
 ``F * cheapest_m(y)`` priced seconds of each model), so rounds stop once that bound is within
 ``GAP`` of the chain program's ``F``, which is returned (exact to HiGHS's tolerances and
 ``GAP``). HiGHS solves the literal program too, but slowly on large plans: about 5 s for Band's
@@ -63,18 +63,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from harness.reporting.plan_network import Path, PlanNetwork
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Subgraph
-from harness.seams.units import NS_PER_S
 
 #: rounds stop when the dual bound exceeds the chain program's F by at most this fraction
 GAP = 1e-9
 #: a safety stop; chains are finite and never added twice, so rounds end well before it
 MAX_ROUNDS = 10_000
-
-#: a chain's subgraphs: (plan position, subgraph indices in chain order)
-Path = tuple[int, tuple[int, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +141,7 @@ def frame_rate_bound(
     if not models:
         raise UserError("frame_rate_bound needs at least one model, got none")
     index = {p: k for k, p in enumerate(names)}
-    networks = [[_Network.of(model, position, plan, work, index)
+    networks = [[_network(model, position, plan, work, index)
                  for position, plan in enumerate(_check_plans(model, work))]
                 for model, work in models.items()]
     master = _Chains(len(names), len(models))
@@ -153,7 +150,7 @@ def frame_rate_bound(
     return master.bound(frames, x, names, list(models), variables)
 
 
-def _generate(master: _Chains, networks: Sequence[Sequence[_Network]],
+def _generate(master: _Chains, networks: Sequence[Sequence[PlanNetwork]],
               caps: np.ndarray) -> tuple[float, np.ndarray]:
     """Add improving chains to ``master`` until its optimum is the program's (module doc);
     that optimum: F and the chain rates."""
@@ -173,7 +170,7 @@ def _generate(master: _Chains, networks: Sequence[Sequence[_Network]],
     raise UserError(f"the frame-rate program did not converge in {MAX_ROUNDS} rounds")
 
 
-def _cheapest(nets: Sequence[_Network], y: np.ndarray) -> tuple[float, np.ndarray, Path]:
+def _cheapest(nets: Sequence[PlanNetwork], y: np.ndarray) -> tuple[float, np.ndarray, Path]:
     """The cheapest chain of a model over all its plans at prices ``y``: (price, seconds on
     each processor, its subgraphs)."""
     return min((net.cheapest(y) for net in nets), key=lambda found: found[0])
@@ -235,117 +232,12 @@ def _plan_table(model: str, position: int, plan: ModelPlan, work: ModelWork,
     return table[np.argsort(table[:, 0], kind="stable")]
 
 
-def _check_chain(model: str, position: int, n: int, first: np.ndarray,
-                 last: np.ndarray) -> None:
-    """Some chain of subgraphs runs from unit 0 through the plan's last unit (``first`` is
-    ascending)."""
-    if n and len(last) and (last.max() >= n or first.min() < 0):
-        raise UserError(f"model {model!r}: plan {position} has a subgraph outside its units "
-                        f"0..{n - 1}")
-    reached = np.zeros(n + 1, dtype=bool)
-    reached[0] = True
-    for i, j in zip(first, last, strict=True):
-        reached[j + 1] |= reached[i]
-    if n == 0 or not reached[n]:
-        raise UserError(f"model {model!r}: plan {position} has no chain of subgraphs from "
-                        f"unit 0 to its last unit {n - 1}")
-
-
-# -- the network of one plan, and its cheapest chain -----------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Network:
-    """One plan's network (module docstring) as arrays over its subgraphs, ordered by first
-    unit; node ``(u, q)`` is entry ``u * width + q`` of a flat array."""
-
-    proc: np.ndarray
-    cost_s: np.ndarray
-    handoff_s: np.ndarray
-    #: the subgraphs by first unit
-    groups: tuple[_Group, ...]
-    width: int
-    units: int
-    #: how many f[s, q] the flow program gives this plan
-    arcs: int
-    #: the plan's position among its model's plans, and each row's subgraph index in it
-    position: int
-    sg_index: np.ndarray
-
-    @classmethod
-    def of(cls, model: str, position: int, plan: ModelPlan, work: ModelWork,
-           index: Mapping[str, int]) -> _Network:
-        first, last, proc, cost, handoff, sg_index = _plan_table(model, position, plan, work,
-                                                                 index).T
-        n, width = plan.num_units, len(index)
-        _check_chain(model, position, n, first, last)
-        made = np.zeros((n + 1, width), dtype=bool)
-        made[last + 1, proc] = True
-        arcs = int(np.where(first == 0, 1, made[first].sum(axis=1)).sum())
-        cost_s, handoff_s = cost / NS_PER_S, handoff / NS_PER_S
-        cuts = np.flatnonzero(np.diff(first)) + 1
-        groups = tuple(
-            _Group(int(first[a]), width, np.arange(a, b), proc[a:b], cost_s[a:b],
-                   handoff_s[a:b], (last[a:b] + 1) * width + proc[a:b])
-            for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(first)], strict=True))
-        return cls(proc, cost_s, handoff_s, groups, width, n, arcs, position, sg_index)
-
-    def cheapest(self, y: np.ndarray) -> tuple[float, np.ndarray, Path]:
-        """The chain of least price ``sum_p y[p] * seconds on p``: (price, seconds on each
-        processor, its subgraphs). A shortest path on the DAG, boundary by boundary."""
-        w, n = self.width, self.units
-        dist = np.full((n + 1) * w, np.inf)
-        via = np.full((2, (n + 1) * w), -1)  # per node: last subgraph, the node it came from
-        for g in self.groups:
-            price, came = g.enter(y, dist[g.unit * w:(g.unit + 1) * w])
-            before = dist[g.ends]
-            np.minimum.at(dist, g.ends, price)
-            won = (price < before) & (price <= dist[g.ends])
-            via[0, g.ends[won]], via[1, g.ends[won]] = g.ids[won], came[won]
-        end = n * w + int(np.argmin(dist[n * w:]))
-        return (float(dist[end]), *self._walk(via, end))
-
-    def _walk(self, via: np.ndarray, node: int) -> tuple[np.ndarray, Path]:
-        """Seconds on each processor of the chain that ends at ``node``, walked back, and
-        its subgraphs."""
-        seconds = np.zeros(self.width)
-        rows: list[int] = []
-        while node >= 0:
-            s, came = via[0, node], via[1, node]
-            p = self.proc[s]
-            moved = came >= 0 and came % self.width != p
-            seconds[p] += self.cost_s[s] + (self.handoff_s[s] if moved else 0.0)
-            rows.append(int(s))
-            node = came
-        return seconds, (self.position, tuple(int(self.sg_index[r]) for r in reversed(rows)))
-
-
-@dataclass(frozen=True, slots=True)
-class _Group:
-    """The subgraphs of one plan that start at one unit."""
-
-    unit: int
-    width: int
-    ids: np.ndarray
-    proc: np.ndarray
-    cost_s: np.ndarray
-    handoff_s: np.ndarray
-    #: the node each ends at
-    ends: np.ndarray
-
-    def enter(self, y: np.ndarray, here: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The price of reaching each subgraph's end through it, given the prices ``here`` of
-        the nodes at its first unit, and the node it is best entered from (-1: the source).
-        Entered from another processor, it is best entered from the cheapest node: if that is
-        its own processor's, staying there is cheaper still (no handoff)."""
-        p, cost = self.proc, y[self.proc] * self.cost_s
-        if self.unit == 0:
-            return cost, np.full(len(p), -1)
-        best = int(np.argmin(here))
-        stay = here[p] + cost
-        move = here[best] + cost + y[p] * self.handoff_s
-        came = np.where(stay <= move, p, best) + self.unit * self.width
-        return np.minimum(stay, move), came
+def _network(model: str, position: int, plan: ModelPlan, work: ModelWork,
+             index: Mapping[str, int]) -> PlanNetwork:
+    """The network of one plan (:mod:`harness.reporting.plan_network`), its subgraphs
+    checked and priced."""
+    return PlanNetwork.of(model, position, plan.num_units,
+                          _plan_table(model, position, plan, work, index), len(index))
 
 
 # -- the chain program -----------------------------------------------------------------------

@@ -16,21 +16,21 @@
 * **Parquet parts** (``subgraphs.parts/``): what versions before the Arrow journals wrote;
   still read (:func:`join_parts`).
 
-On close each journal becomes one parquet file (:func:`write_parquet`: row groups of
-:data:`ROW_GROUP` rows, so memory holds about one row group whatever the run's length,
-written under a temporary name and moved into place, so the file is whole or absent) and the
-journal is removed. The parquet file is what a frame of the table's columns and dtypes
-(``store.empty``) would be written as, so it reads back with exactly those dtypes.
+On close each journal becomes one parquet file (:func:`~harness.reporting.parquet.write_parquet`:
+row groups of :data:`~harness.reporting.parquet.ROW_GROUP` rows, so memory holds about one row
+group whatever the run's length, written under a temporary name and moved into place, so the
+file is whole or absent) and the journal is removed. The parquet file is what a frame of the
+table's columns and dtypes (:func:`~harness.reporting.parquet.empty`) would be written as, so
+it reads back with exactly those dtypes.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
@@ -42,20 +42,14 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from harness.reporting.columns import ROW_COLUMNS, SHAPE_COLUMNS, Columns, SubgraphColumns
+from harness.reporting.parquet import empty, write_parquet
 
 #: rows a table holds before they are written as one record batch
 BATCH_ROWS = 65_536
-#: rows per row group of a table's parquet file
-ROW_GROUP = 262_144
 #: JSON lines parsed at a time when a JSON-lines journal is converted
 CONVERT_CHUNK = 100_000
 #: pandas dtypes whose columns may not hold missing values
 _NOT_NULL = frozenset({"int64", "bool"})
-
-
-def empty(columns: Mapping[str, str]) -> pd.DataFrame:
-    """A frame with no rows of ``columns`` (column -> pandas dtype)."""
-    return pd.DataFrame(columns=list(columns)).astype(dict(columns))
 
 
 def arrow_schema(columns: Mapping[str, str]) -> pa.Schema:
@@ -265,53 +259,6 @@ def convert_arrows(journal: Path, parquet: Path, columns: Mapping[str, str]) -> 
     batches = read_batches(journal) if journal.exists() else iter(())
     write_parquet((as_table(b, schema) for b in batches), parquet, columns)
     journal.unlink(missing_ok=True)
-
-
-# -- parquet ----------------------------------------------------------------------------------
-
-
-def write_parquet(tables: Iterable[pa.Table], parquet: Path, columns: Mapping[str, str]
-                  ) -> None:
-    """``tables`` (all of one schema) as one parquet file in row groups of :data:`ROW_GROUP`
-    rows (an empty table of ``columns`` when there are none), holding about one row group
-    in memory; written under a temporary name and moved into place. Only the columns whose
-    values repeat are dictionary-encoded (:func:`repeating`): trying it on the others (times,
-    ids) costs time to write and to read, and saves nothing."""
-    partial = parquet.with_name(parquet.name + ".tmp")
-    writer = None
-    try:
-        for group in _row_groups(tables):
-            writer = writer or pq.ParquetWriter(partial, group.schema,
-                                                use_dictionary=repeating(columns))
-            writer.write_table(group, row_group_size=ROW_GROUP)
-    finally:
-        if writer is not None:
-            writer.close()
-    if writer is None:
-        empty(columns).to_parquet(partial, index=False)
-    os.replace(partial, parquet)
-
-
-def repeating(columns: Mapping[str, str]) -> list[str]:
-    """The columns whose values repeat from row to row: the strings (baselines, models,
-    processors, statuses), the seed and a subgraph row's shape."""
-    return [c for c, dtype in columns.items() if dtype == "string" or c in SHAPE_COLUMNS]
-
-
-def _row_groups(tables: Iterable[pa.Table]) -> Iterator[pa.Table]:
-    """The rows of ``tables`` in tables of :data:`ROW_GROUP` rows (the last one shorter)."""
-    pending: list[pa.Table] = []
-    held = 0
-    for table in tables:
-        pending.append(table)
-        held += table.num_rows
-        while held >= ROW_GROUP:
-            whole = pa.concat_tables(pending)
-            yield whole.slice(0, ROW_GROUP)
-            rest = whole.slice(ROW_GROUP)
-            pending, held = ([rest] if rest.num_rows else []), rest.num_rows
-    if held:
-        yield pa.concat_tables(pending)
 
 
 def join_parts(parts: Path, parquet: Path, columns: Mapping[str, str]) -> None:

@@ -2,41 +2,22 @@
 
 Every function here is a pure function of the tables :func:`harness.reporting.store.load_run`
 returns and yields a tidy DataFrame. Baselines run one after another, each on its own time axis, so
-everything is computed per baseline.
+everything is computed per baseline. The tables are built from the definitions of
 
-**Measured span.** Per baseline, ``[first arrival of a non-warm-up request, last end of a
-non-warm-up request]`` unless a span ``(start_ns, end_ns)`` is given. *Measured requests*
-are the non-warm-up requests that arrived inside it. Each gets one outcome: ``finished``
-(status ``ok`` and ended inside the span), ``dropped``, ``failed``, or ``unfinished``
-(status ``unfinished``, or ``ok`` but ended after the span).
+* :mod:`harness.reporting.outcomes`: the measured span, measured requests and their outcomes,
+  latency and SLO satisfaction;
+* :mod:`harness.reporting.frames`: which requests form a frame, and which frames are complete
+  (FPS counts complete frames per second of span);
+* :mod:`harness.reporting.power`: power, energy per frame and time to throttle;
 
-**Latency** is ``end_ns - arrival_ns`` of finished requests, in ms; percentiles interpolate
-linearly (numpy's default). **SLO satisfaction** is the share of measured requests that carry
-an SLO (``slo_ns > 0``) and finished within it; dropped, failed and unfinished ones are misses.
+and, here, **processors**: utilization is the union of a processor's subgraph intervals
+clipped to the span (any request's, warm-up ones included: busy is busy), over the span
+length. Subgraph counts are the subgraph rows of measured requests that started inside the
+span.
 
-**Frames and FPS.** A frame is one request of every model of the scenario; FPS counts, per
-second of span, the frames whose every request finished. Which requests form a frame:
-
-* when requests with the same ``frame_id`` arrived together (periodic or open-loop traffic
-  that issues a frame at once), the frame is the ``frame_id``;
-* otherwise (closed-loop streams, where ``frame_id`` is each stream's own counter and the
-  streams drift apart), frame *k* is the *k*-th measured request, in arrival order, of each
-  model's stream, so a frame is complete when each model's *k*-th request finished.
-
-With several streams per model, the *j*-th stream (by id) of each model forms lane *j*;
-frames are counted per lane.
-
-**Processors.** Utilization is the union of a processor's subgraph intervals clipped to the
-span (any request's, warm-up ones included: busy is busy), over the span length.
-Subgraph counts are the subgraph rows of measured requests that started inside the span.
-
-**Power and heat.** Power is a time-weighted (trapezoid) mean of the sensor samples inside the
-span. Rows of the pseudo-processor :data:`DEVICE` (a whole-phone meter such as a Monsoon)
-are used alone when present; otherwise the processors' ``power_w`` are summed per sample time.
-Energy per frame = mean power x span / complete frames; frames per joule is its inverse
-(the paper's Table VI: FPS / W). NaN when no power was measured. Time to first throttle is
-measured from the baseline's first row (warm-up included) to its first sensor row with
-``throttled`` true, over the whole run; NaN if it never throttled.
+Names that notebooks and users import from here and that the modules above define stay
+importable from here: :func:`frames`, :data:`PERCENTILES` and :func:`power_series` (each
+re-exported as ``import x as x``), :func:`time_mean` and :func:`time_to_throttle_s`.
 """
 
 from __future__ import annotations
@@ -49,16 +30,24 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from harness.reporting.frames import frames as frames
+from harness.reporting.frames import frames_of
+from harness.reporting.outcomes import (
+    NS_PER_S,
+    Span,
+    baselines,
+    in_span,
+    measured_requests,
+    per_s,
+    request_summary,
+    span_of,
+    span_s,
+)
+from harness.reporting.outcomes import PERCENTILES as PERCENTILES
+from harness.reporting.phone import phone_scenario_metrics
+from harness.reporting.power import DEVICE, power_stats, time_mean, time_to_throttle_s
+from harness.reporting.power import power_series as power_series
 from harness.reporting.store import RunData
-
-#: sensor rows of this processor name measure the whole device
-DEVICE = "device"
-NS_PER_S = 1e9
-NS_PER_MS = 1e6
-PERCENTILES = (50, 90, 99)
-OUTCOMES = ("finished", "dropped", "unfinished", "failed")
-
-Span = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -128,8 +117,6 @@ def _with_phone_runs(scenario: pd.DataFrame, run: RunData) -> pd.DataFrame:
     phone_runs = getattr(run, "phone_runs", None)
     if phone_runs is None or phone_runs.empty:
         return scenario
-    from harness.reporting.phone import phone_scenario_metrics  # it builds on this module
-
     have = set(scenario["baseline"]) if not scenario.empty else set()
     extra = phone_scenario_metrics(phone_runs, run.sensors)
     extra = extra[~extra["baseline"].isin(have)]
@@ -176,102 +163,19 @@ def _plan_subgraphs(facts: Mapping[str, Any]) -> float:
     return float(sum(int(c["unit_subgraphs"]) + int(c["merged"]) for c in plans.values()))
 
 
-# -- spans and outcomes -------------------------------------------------------------------
-
-
-def baselines(requests: pd.DataFrame) -> list[str]:
-    """Baselines in the order they appear."""
-    return [str(b) for b in pd.unique(requests["baseline"])]
-
-
-def measured_span(requests: pd.DataFrame, baseline: str) -> Span:
-    """The default span of one baseline (see the module docstring)."""
-    rows = requests[(requests["baseline"] == baseline) & ~requests["warmup"].astype(bool)]
-    if rows.empty:
-        return (0, 0)
-    start = int(rows["arrival_ns"].min())
-    ends = rows.loc[rows["end_ns"] >= 0, "end_ns"]
-    return (start, max(start, int(ends.max())) if len(ends) else start)
-
-
-def _span(requests: pd.DataFrame, baseline: str, span: Span | None) -> Span:
-    return span if span is not None else measured_span(requests, baseline)
-
-
-def _seconds(span: Span) -> float:
-    return (span[1] - span[0]) / NS_PER_S
-
-
-def _per_s(count: float, span: Span) -> float:
-    seconds = _seconds(span)
-    return count / seconds if seconds > 0 else float("nan")
-
-
-def measured_requests(requests: pd.DataFrame, baseline: str, span: Span) -> pd.DataFrame:
-    """Non-warm-up requests of ``baseline`` that arrived in ``span``, with ``outcome`` and
-    ``latency_ms`` (NaN unless finished) columns."""
-    rows = requests[(requests["baseline"] == baseline) & ~requests["warmup"].astype(bool)]
-    rows = rows[rows["arrival_ns"].between(span[0], span[1])].copy()
-    rows["outcome"] = _outcomes(rows, span)
-    finished = rows["outcome"] == "finished"
-    latency = (rows["end_ns"] - rows["arrival_ns"]) / NS_PER_MS
-    rows["latency_ms"] = latency.where(finished).astype("float64")
-    return rows
-
-
-def _outcomes(rows: pd.DataFrame, span: Span) -> pd.Series:
-    status = rows["status"].astype(str)
-    finished = (status == "ok") & (rows["end_ns"] <= span[1])
-    outcome = status.where(status.isin(["dropped", "failed"]), "unfinished")
-    return outcome.where(~finished, "finished")
-
-
 # -- per model ------------------------------------------------------------------------------
-
-
-def latency_stats(latency_ms: pd.Series) -> dict[str, float]:
-    """Mean and percentiles (ms) of the non-NaN values; NaN when there are none."""
-    values = latency_ms.dropna().to_numpy(dtype=float)
-    if values.size == 0:
-        nan = float("nan")
-        return {"latency_mean_ms": nan, **{f"latency_p{p}_ms": nan for p in PERCENTILES}}
-    stats = {"latency_mean_ms": float(values.mean())}
-    for p in PERCENTILES:
-        stats[f"latency_p{p}_ms"] = float(np.percentile(values, p))
-    return stats
-
-
-def slo_satisfaction(rows: pd.DataFrame) -> tuple[int, float]:
-    """(requests with an SLO, share of them finished within it); share NaN when none."""
-    with_slo = rows[rows["slo_ns"] > 0]
-    if with_slo.empty:
-        return 0, float("nan")
-    met = (with_slo["outcome"] == "finished") & (
-        with_slo["end_ns"] - with_slo["arrival_ns"] <= with_slo["slo_ns"]
-    )
-    return len(with_slo), float(met.mean())
-
-
-def _request_summary(rows: pd.DataFrame, span: Span) -> dict[str, float]:
-    counts = rows["outcome"].value_counts()
-    summary: dict[str, float] = {"requests": len(rows)}
-    summary.update({o: int(counts.get(o, 0)) for o in OUTCOMES})
-    summary["throughput_per_s"] = _per_s(summary["finished"], span)
-    summary.update(latency_stats(rows["latency_ms"]))
-    summary["slo_requests"], summary["slo_satisfaction"] = slo_satisfaction(rows)
-    return summary
 
 
 def model_metrics(requests: pd.DataFrame, span: Span | None = None) -> pd.DataFrame:
     """One row per (baseline, model): request outcomes, throughput, latency, SLO."""
     records = []
     for baseline in baselines(requests):
-        w = _span(requests, baseline, span)
+        w = span_of(requests, baseline, span)
         rows = measured_requests(requests, baseline, w)
         for model in pd.unique(requests.loc[requests["baseline"] == baseline, "model"]):
             picked = rows[rows["model"] == model]
             records.append({"baseline": baseline, "model": str(model),
-                            **_request_summary(picked, w)})
+                            **request_summary(picked, w)})
     return _frame(records, ["baseline", "model"])
 
 
@@ -280,51 +184,6 @@ def _frame(records: list[dict], keys: list[str]) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=keys)
     return frame
-
-
-# -- frames ---------------------------------------------------------------------------------
-
-
-def _lanes(rows: pd.DataFrame) -> pd.Series:
-    return rows.groupby("model")["stream"].rank(method="dense").astype("int64") - 1
-
-
-def _frame_ids_shared(rows: pd.DataFrame, lane: pd.Series) -> bool:
-    if (rows["frame_id"] < 0).any():
-        return False
-    spread = rows.groupby([lane, rows["frame_id"]])["arrival_ns"].nunique()
-    return bool((spread <= 1).all())
-
-
-def frame_keys(rows: pd.DataFrame) -> pd.DataFrame:
-    """``lane`` and ``frame`` of each measured request (rule in the module docstring)."""
-    lane = _lanes(rows)
-    if _frame_ids_shared(rows, lane):
-        frame = rows["frame_id"].astype("int64")
-    else:
-        ordered = rows.sort_values(["arrival_ns", "request_id"])
-        frame = ordered.groupby(["model", "stream"]).cumcount().reindex(rows.index)
-    return pd.DataFrame({"lane": lane, "frame": frame.astype("int64")}, index=rows.index)
-
-
-def frames(requests: pd.DataFrame, baseline: str, span: Span | None = None) -> pd.DataFrame:
-    """One row per frame of ``baseline``: lane, frame, complete, end_ns (last end, or -1)."""
-    w = _span(requests, baseline, span)
-    n_models = requests.loc[requests["baseline"] == baseline, "model"].nunique()
-    return _frames_of(measured_requests(requests, baseline, w), n_models)
-
-
-def _frames_of(rows: pd.DataFrame, n_models: int) -> pd.DataFrame:
-    """:func:`frames` of a baseline's measured requests, whose scenario has ``n_models``."""
-    if rows.empty:
-        return pd.DataFrame(columns=["lane", "frame", "complete", "end_ns"])
-    rows = rows.join(frame_keys(rows))
-    rows["done"] = rows["outcome"] == "finished"
-    grouped = rows.groupby(["lane", "frame"])
-    table = grouped.agg(models=("model", "nunique"), done=("done", "all"), end_ns=("end_ns", "max"))
-    table["complete"] = table["done"] & (table["models"] == n_models)
-    table["end_ns"] = table["end_ns"].where(table["complete"], -1)
-    return table.reset_index()[["lane", "frame", "complete", "end_ns"]]
 
 
 # -- processors -----------------------------------------------------------------------------
@@ -343,24 +202,6 @@ def busy_ns(starts: ArrayLike, ends: ArrayLike, span: Span) -> int:
     new = np.r_[True, s[1:] > reach[:-1]]
     heads = np.flatnonzero(new)
     return int((np.maximum.reduceat(e, heads) - s[heads]).sum())
-
-
-def time_mean(t_ns: pd.Series, values: pd.Series) -> float:
-    """Time-weighted (trapezoid) mean of a sampled series; its value if sampled once."""
-    ok = values.notna().to_numpy()
-    t = t_ns.to_numpy(dtype=float)[ok]
-    v = values.to_numpy(dtype=float)[ok]
-    if v.size == 0:
-        return float("nan")
-    if v.size == 1 or t[-1] == t[0]:
-        return float(v.mean())
-    order = np.argsort(t, kind="stable")
-    t, v = t[order], v[order]
-    return float(np.trapezoid(v, t) / (t[-1] - t[0]))
-
-
-def _in_span(frame: pd.DataFrame, column: str, span: Span) -> pd.DataFrame:
-    return frame[frame[column].between(span[0], span[1])]
 
 
 def _processor_names(subgraphs: pd.DataFrame, sensors: pd.DataFrame) -> list[str]:
@@ -408,7 +249,7 @@ def _one_processor(name: str, busy: int, counted: pd.Series, sens: pd.DataFrame,
     return {
         "subgraphs": int((counted == name).sum()),
         "busy_s": busy / NS_PER_S,
-        "utilization": _per_s(busy / NS_PER_S, span),
+        "utilization": per_s(busy / NS_PER_S, span),
         "mean_power_w": time_mean(readings["t_ns"], readings["power_w"]),
         "mean_frequency_hz": time_mean(readings["t_ns"], readings["frequency_hz"]),
         "peak_temperature_c": float(readings["temperature_c"].max()),
@@ -420,9 +261,9 @@ def processor_metrics(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: 
     """One row per (baseline, processor): subgraphs run, busy time, utilization, sensors."""
     records = []
     for baseline in baselines(requests):
-        w = _span(requests, baseline, span)
+        w = span_of(requests, baseline, span)
         sub = _busy_columns(subgraphs, baseline)
-        sens = _in_span(sensors[sensors["baseline"] == baseline], "t_ns", w)
+        sens = in_span(sensors[sensors["baseline"] == baseline], "t_ns", w)
         ids = measured_requests(requests, baseline, w)["request_id"]
         counted = _measured_processors(ids, subgraphs, baseline, w)
         names = _processor_names(sub, sensors[sensors["baseline"] == baseline])
@@ -433,29 +274,7 @@ def processor_metrics(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: 
     return _frame(records, ["baseline", "processor"])
 
 
-# -- power, heat, scenario ------------------------------------------------------------------
-
-
-def power_series(sensors: pd.DataFrame) -> pd.Series:
-    """Device power (W) per sample time: the :data:`DEVICE` rows, else the processors' sum."""
-    rows = sensors.dropna(subset=["power_w"])
-    device = rows[rows["processor"] == DEVICE]
-    rows = device if len(device) else rows
-    return rows.groupby("t_ns")["power_w"].sum().sort_index()
-
-
-def power_stats(sensors: pd.DataFrame, span: Span, n_frames: int) -> dict[str, float]:
-    """Mean and peak power (W), energy per frame (J) and frames per joule."""
-    series = power_series(_in_span(sensors, "t_ns", span))
-    mean = time_mean(series.index.to_series(), series)
-    energy = mean * _seconds(span)
-    per_frame = energy / n_frames if n_frames > 0 else float("nan")
-    return {
-        "mean_power_w": mean,
-        "peak_power_w": float(series.max()) if len(series) else float("nan"),
-        "energy_per_frame_j": per_frame,
-        "frames_per_joule": 1.0 / per_frame if per_frame > 0 else float("nan"),
-    }
+# -- scenario -------------------------------------------------------------------------------
 
 
 def run_starts(requests: pd.DataFrame, subgraphs: pd.DataFrame,
@@ -468,39 +287,27 @@ def run_starts(requests: pd.DataFrame, subgraphs: pd.DataFrame,
     return starts
 
 
-def time_to_throttle_s(requests: pd.DataFrame, sensors: pd.DataFrame, baseline: str) -> float:
-    """Seconds from the baseline's first request or sensor row to its first throttled sensor
-    row; NaN if never."""
-    sens = sensors[sensors["baseline"] == baseline]
-    hot = sens.loc[sens["throttled"].fillna(False).astype(bool), "t_ns"]
-    if hot.empty:
-        return float("nan")
-    arrivals = requests.loc[requests["baseline"] == baseline, "arrival_ns"]
-    start = int(pd.concat([arrivals, sens["t_ns"]]).min())
-    return (int(hot.min()) - start) / NS_PER_S
-
-
 def _mean_utilization(subgraphs: pd.DataFrame, sensors: pd.DataFrame, span: Span) -> float:
     """Mean utilization over every processor seen in subgraphs or sensors (idle ones count)."""
     busy = _busy(subgraphs, _processor_names(subgraphs, sensors), span)
-    shares = [_per_s(ns / NS_PER_S, span) for ns in busy.values()]
+    shares = [per_s(ns / NS_PER_S, span) for ns in busy.values()]
     return float(np.mean(shares)) if shares else float("nan")
 
 
 def _one_scenario(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: pd.DataFrame,
                   baseline: str, w: Span) -> dict[str, float]:
     rows = measured_requests(requests, baseline, w)
-    table = _frames_of(rows, requests.loc[requests["baseline"] == baseline, "model"].nunique())
+    table = frames_of(rows, requests.loc[requests["baseline"] == baseline, "model"].nunique())
     n_frames = int(table["complete"].sum()) if len(table) else 0
     sens = sensors[sensors["baseline"] == baseline]
     stats: dict[str, float] = {"span_start_ns": w[0], "span_end_ns": w[1],
-                               "span_s": _seconds(w), "frames": n_frames,
-                               "fps": _per_s(n_frames, w)}
-    stats.update(_request_summary(rows, w))
+                               "span_s": span_s(w), "frames": n_frames,
+                               "fps": per_s(n_frames, w)}
+    stats.update(request_summary(rows, w))
     stats["subgraphs"] = len(_measured_processors(rows["request_id"], subgraphs, baseline, w))
     stats["utilization"] = _mean_utilization(_busy_columns(subgraphs, baseline), sens, w)
     stats.update(power_stats(sens, w, n_frames))
-    stats["peak_temperature_c"] = float(_in_span(sens, "t_ns", w)["temperature_c"].max())
+    stats["peak_temperature_c"] = float(in_span(sens, "t_ns", w)["temperature_c"].max())
     stats["time_to_throttle_s"] = time_to_throttle_s(requests, sensors, baseline)
     return stats
 
@@ -510,7 +317,7 @@ def scenario_metrics(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: p
     """One row per baseline: FPS, requests, pooled latency, SLO, subgraphs, power, heat."""
     records = []
     for baseline in baselines(requests):
-        w = _span(requests, baseline, span)
+        w = span_of(requests, baseline, span)
         records.append({"baseline": baseline,
                         **_one_scenario(requests, subgraphs, sensors, baseline, w)})
     return _frame(records, ["baseline"])

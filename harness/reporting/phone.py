@@ -32,7 +32,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness.reporting.metrics import PERCENTILES, power_series, time_mean, time_to_throttle_s
+from harness.reporting.outcomes import PERCENTILES
+from harness.reporting.power import power_series, time_mean, time_to_throttle_s
 
 NAN = float("nan")
 TOOL = "benchmark_model"

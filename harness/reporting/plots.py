@@ -30,7 +30,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from harness.reporting import metrics, paper
+from harness.reporting import metrics, outcomes, paper, power
 from harness.reporting.metrics import one_seed
 from harness.reporting.report import RunIdentity, run_identity
 from harness.reporting.store import RunData
@@ -56,7 +56,7 @@ def _save(fig: Figure, identity: RunIdentity, title: str, path: Path) -> Path:
 
 def _seconds_since_start(frame: pd.DataFrame, column: str, starts: dict[str, int]) -> pd.Series:
     origin = frame["baseline"].astype(str).map(starts).astype("int64")
-    return (frame[column] - origin) / metrics.NS_PER_S
+    return (frame[column] - origin) / outcomes.NS_PER_S
 
 
 def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path,
@@ -120,9 +120,9 @@ def _bounds(ax: object, per_seed: pd.DataFrame, order: list[str]) -> None:
 
 def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
     """Latency CDF of finished requests per model, one line per baseline."""
-    rows = pd.concat([metrics.measured_requests(requests, b,
-                                                metrics.measured_span(requests, b))
-                      for b in metrics.baselines(requests)])
+    rows = pd.concat([outcomes.measured_requests(requests, b,
+                                                 outcomes.measured_span(requests, b))
+                      for b in outcomes.baselines(requests)])
     rows = rows.dropna(subset=["latency_ms"]).astype({"baseline": str, "model": str})
     models = list(pd.unique(rows["model"]))
     fig = figure(4 * max(1, len(models)), 3.6)
@@ -135,7 +135,7 @@ def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) 
 
 
 def _sensor_frame(run: RunData) -> pd.DataFrame:
-    sensors = run.sensors[run.sensors["processor"] != metrics.DEVICE].copy()
+    sensors = run.sensors[run.sensors["processor"] != power.DEVICE].copy()
     starts = metrics.run_starts(run.requests, run.subgraphs, run.sensors)
     sensors["t_s"] = _seconds_since_start(sensors, "t_ns", starts)
     sensors["frequency_ghz"] = sensors["frequency_hz"] / 1e9
@@ -145,7 +145,7 @@ def _sensor_frame(run: RunData) -> pd.DataFrame:
 def thermal_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
     """Temperature (top) and frequency (bottom) per processor over time, per baseline."""
     sensors = _sensor_frame(run)
-    names = metrics.baselines(run.requests) or list(pd.unique(sensors["baseline"]))
+    names = outcomes.baselines(run.requests) or list(pd.unique(sensors["baseline"]))
     fig = figure(4 * len(names), 6)
     axes = fig.subplots(2, len(names), squeeze=False, sharex="col", sharey="row")
     for col, baseline in enumerate(names):
@@ -165,7 +165,7 @@ def power_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
     starts = metrics.run_starts(run.requests, run.subgraphs, run.sensors)
     parts = []
     for baseline, sensors in run.sensors.groupby("baseline"):
-        series = metrics.power_series(sensors)
+        series = power.power_series(sensors)
         parts.append(pd.DataFrame({"baseline": str(baseline), "power_w": series.to_numpy(),
                                    "t_s": (series.index - starts[str(baseline)]) / 1e9}))
     fig = figure(7, 3.6)
@@ -178,12 +178,12 @@ def power_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
 
 
 def _timeline_rows(run: RunData, baseline: str, first_ms: float) -> pd.DataFrame:
-    start = metrics.measured_span(run.requests, baseline)[0]
-    end = start + int(first_ms * metrics.NS_PER_MS)
+    start = outcomes.measured_span(run.requests, baseline)[0]
+    end = start + int(first_ms * outcomes.NS_PER_MS)
     sub = run.subgraphs[(run.subgraphs["baseline"] == baseline)
                         & (run.subgraphs["end_ns"] > start) & (run.subgraphs["start_ns"] < end)]
-    sub = sub.assign(x_ms=(sub["start_ns"].clip(lower=start) - start) / metrics.NS_PER_MS)
-    return sub.assign(w_ms=(sub["end_ns"].clip(upper=end) - start) / metrics.NS_PER_MS
+    sub = sub.assign(x_ms=(sub["start_ns"].clip(lower=start) - start) / outcomes.NS_PER_MS)
+    return sub.assign(w_ms=(sub["end_ns"].clip(upper=end) - start) / outcomes.NS_PER_MS
                       - sub["x_ms"])
 
 
@@ -191,7 +191,7 @@ def timeline_plot(run: RunData, identity: RunIdentity, path: Path,
                   first_ms: float = TIMELINE_MS) -> Path:
     """Subgraphs per processor, coloured by model, over the first ``first_ms`` of the
     measured span."""
-    names = metrics.baselines(run.requests)
+    names = outcomes.baselines(run.requests)
     processors = sorted(str(p) for p in pd.unique(run.subgraphs["processor"]))
     models = [str(m) for m in pd.unique(run.subgraphs["model"])]
     colours = dict(zip(models, sns.color_palette("tab10", len(models)), strict=True))

@@ -26,8 +26,8 @@ batch written before the kill and loses at most the rows recorded since the last
 about the last second of wall time, never more than ``BATCH_ROWS`` rows of a table. When the
 recorder closes, and in :func:`load_run` if a run never closed, each journal becomes one
 parquet file by a streamed conversion (row group by row group, so memory stays bounded
-whatever the run's length), and the journal is removed. Statistics are always derived from
-these rows, never from printed text.
+whatever the run's length: :mod:`harness.reporting.parquet`), and the journal is removed.
+Statistics are always derived from these rows, never from printed text.
 
 Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``unfinished``
 (the run ended first), ``failed`` (the device could not run it).
@@ -52,9 +52,9 @@ from harness.reporting.journal import (
     SubgraphJournal,
     convert_arrows,
     convert_lines,
-    empty,
     join_parts,
 )
+from harness.reporting.parquet import empty, read_parquet
 from harness.seams.errors import UserError
 from harness.seams.records import Completion, Request, SensorSample
 
@@ -306,53 +306,6 @@ def _convert(folder: Path, name: str, version: int) -> None:
     else:
         columns = {c: t for c, t in columns.items() if version > 1 or c != "seed"}
         convert_lines(folder / f"{name}.jsonl", folder / f"{name}.parquet", columns)
-
-
-#: numpy dtypes :func:`read_parquet` fills row group by row group
-_FILLED = frozenset({"int64", "float64", "bool"})
-
-
-def read_parquet(parquet: Path) -> pd.DataFrame:
-    """What ``pd.read_parquet`` gives (the same values, dtypes, columns and index), with
-    memory for the frame plus one row group: each plain numpy column (int64, float64, bool,
-    without missing values) is filled row group by row group into its array, the other
-    columns are read together. Reading the whole table first, as pandas does, holds it twice
-    (a 30-minute run's subgraph table is millions of rows). A file that stored its index, or
-    a column with missing values, is read by pandas itself."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    file = pq.ParquetFile(parquet)
-    meta = file.schema_arrow.pandas_metadata or {}
-    if meta.get("index_columns"):
-        return pd.read_parquet(parquet)
-    numpy_types = {c["name"]: c.get("numpy_type") for c in meta.get("columns", [])}
-    names = file.schema_arrow.names
-    filled = {n: _filled(file, n, numpy_types[n]) for n in names if numpy_types.get(n) in _FILLED}
-    if any(column is None for column in filled.values()):
-        return pd.read_parquet(parquet)
-    rest = [n for n in names if n not in filled]
-    others = file.read(columns=rest).to_pandas() if rest else pd.DataFrame()
-    frame = pd.DataFrame({n: filled[n] if n in filled else others[n] for n in names},
-                         copy=False)
-    pa.default_memory_pool().release_unused()  # what decoding used (~70 MB for 30 minutes)
-    return frame
-
-
-def _filled(file: Any, name: str, numpy_type: str) -> Any:
-    """Column ``name`` as one numpy array, filled row group by row group (None when it has
-    missing values)."""
-    import numpy as np
-
-    out = np.empty(file.metadata.num_rows, dtype=numpy_type)
-    at = 0
-    for group in range(file.num_row_groups):
-        chunk = file.read_row_group(group, columns=[name]).column(0)
-        if chunk.null_count:
-            return None
-        out[at:at + len(chunk)] = chunk.to_numpy()
-        at += len(chunk)
-    return out
 
 
 def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""Known-answer tests of harness.reporting.metrics on small hand-written runs.
+"""Known-answer tests of harness.reporting.metrics (and of the frames and power it is built
+from) on small hand-written runs.
 
 Runs are written through RunRecorder and read back with load_run, so the real files are used.
 The helpers ``req``, ``sub``, ``sens`` and ``write_run`` are shared with the other analysis tests.
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from harness.reporting import metrics
+from harness.reporting import frames, metrics, power
 from harness.reporting.store import RunData, RunRecorder, load_run
 
 MS = 1_000_000
@@ -94,7 +95,7 @@ def test_closed_loop_frames_pair_the_kth_measured_request(tmp_path: Path) -> Non
     rows += [req("band", 100 + i, "b", i, 45 * i, 45 * i + 45, warmup=i < 1, stream=1)
              for i in range(3)]
     run = write_run(tmp_path, rows)
-    table = metrics.frames(run.requests, "band")
+    table = frames.frames(run.requests, "band")
     assert int(table["complete"].sum()) == 2
     assert list(table.loc[table["complete"], "end_ns"]) == [90 * MS, 135 * MS]
 
@@ -156,7 +157,7 @@ def test_energy_per_frame_from_constant_power(tmp_path: Path) -> None:
 
 def test_device_power_row_is_used_alone(tmp_path: Path) -> None:
     run = periodic_run(tmp_path / "a")
-    sensors = constant_power_sensors({"gpu": 2.0, metrics.DEVICE: 5.0})
+    sensors = constant_power_sensors({"gpu": 2.0, power.DEVICE: 5.0})
     run = write_run(tmp_path / "b", run.requests.to_dict("records"), sensors=sensors)
     row = metrics.scenario_metrics(run.requests, run.subgraphs, run.sensors).iloc[0]
     assert row["peak_power_w"] == pytest.approx(5.0)
@@ -176,7 +177,7 @@ def test_time_to_first_throttle(tmp_path: Path) -> None:
                for t in range(8) for p in ("cpu", "gpu")]
     sensors[0]["throttled"] = None  # unknown is not throttled
     run = write_run(tmp_path, rows, sensors=sensors)
-    assert metrics.time_to_throttle_s(run.requests, run.sensors, "tflite") == pytest.approx(3.0)
+    assert power.time_to_throttle_s(run.requests, run.sensors, "tflite") == pytest.approx(3.0)
 
 
 def test_warmup_rows_are_excluded(tmp_path: Path) -> None:

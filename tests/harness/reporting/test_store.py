@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.reporting import store
+from harness.reporting import parquet
 from harness.reporting.store import RunRecorder, load_run
 from harness.seams.errors import UserError
 
@@ -111,6 +111,6 @@ def test_read_parquet_is_what_pandas_reads(tmp_path: Path, index: bool, missing:
     }, index=pd.RangeIndex(12) * 2 if index else None)
     path = tmp_path / "t.parquet"
     frame.to_parquet(path, index=index, row_group_size=5)
-    got, want = store.read_parquet(path), pd.read_parquet(path)
+    got, want = parquet.read_parquet(path), pd.read_parquet(path)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert list(got.dtypes) == list(want.dtypes)

@@ -24,7 +24,7 @@ from pytest import MonkeyPatch
 
 from harness.experiment.bounds import Timings
 from harness.experiment.recording import RunRows
-from harness.reporting import journal, store
+from harness.reporting import journal, parquet, store
 from harness.reporting.journal import journal_frame, read_batches
 from harness.reporting.store import (
     REQUEST_COLUMNS,
@@ -216,7 +216,7 @@ def test_run_rows_record_what_the_row_functions_make(tmp_path: Path) -> None:
 
 
 def test_a_long_journal_converts_in_row_groups(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
-    monkeypatch.setattr(journal, "ROW_GROUP", 4)
+    monkeypatch.setattr(parquet, "ROW_GROUP", 4)
     rec = RunRecorder(tmp_path, batch=3)
     for i in range(10):
         rec.sensors.append(_sensor(i))

@@ -55,7 +55,7 @@ from harness.seams.units import NS_PER_S, round_int
 _CostKey = tuple[str, str, frozenset[int], bool]
 #: how long a subgraph started on a processor that is shut down takes to fail, ns
 FAIL_NS: Final = 1_000
-#: sensor rows of this pseudo-processor are the whole phone (harness.reporting.metrics)
+#: sensor rows of this pseudo-processor are the whole phone (harness.reporting.power)
 DEVICE: Final = "device"
 #: latency-noise draws taken from the generator at once
 NOISE_BLOCK: Final = 4096

@@ -1,138 +1,30 @@
-"""ADMS's priority terms (eqs. 1-4) against hand-computed values, and the decisions they drive."""
+"""The decisions of the ADMS scheduler (:class:`adms.scheduler.AdmsScheduler`) on hand-built
+views: its score is eq. (4); the job nearer its deadline, waiting longer, or on the less
+loaded processor runs first; the queue head it examines; thermal steering; work
+conservation; queue-aware, exclusive-aware and LP-split choices; and liveness."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adms.chains import ChainTable, remaining_latency
 from adms.config import AdmsConf
-from adms.monitor import load_fraction, near_throttle
 from adms.policy import AdmsPolicy
-from adms.priority import deadline_term, priority, resource_term, wait_term
+from adms.priority import priority
 from adms.scheduler import AdmsScheduler
 from baselines.band.estimator import LatencyEstimator
-from harness.seams.errors import UserError
-from harness.seams.graph import ModelGraph
-from harness.seams.plan import ModelPlan, Processor, Subgraph
-from harness.seams.records import Completion, SensorSample
+from harness.seams.plan import ModelPlan
 from tests.fixtures.policies import (
     MS,
-    chain_graph,
     job,
     merge,
     placed,
     plan,
-    procs,
     pv,
     single,
     view,
 )
-
-# -- the terms --------------------------------------------------------------------------------
-
-
-def test_deadline_term() -> None:
-    assert deadline_term(2.0, slo_ms=30.0, latency_ms=12.5) == pytest.approx(35.0)
-    assert deadline_term(1.0, slo_ms=5.0, latency_ms=8.0) == pytest.approx(-3.0)
-
-
-def test_wait_term() -> None:
-    assert wait_term(1.5, now_ms=100.0, enqueue_ms=80.0, avg_ms=10.0) == pytest.approx(-3.0)
-    assert wait_term(1.0, now_ms=5.0, enqueue_ms=5.0, avg_ms=2.0) == 0.0
-
-
-def test_resource_term_sign_follows_half_load() -> None:
-    assert resource_term(0.5, load=0.75, capacity=1.0, remaining_ms=8.0) == pytest.approx(2.0)
-    assert resource_term(0.5, load=0.25, capacity=1.0, remaining_ms=8.0) == pytest.approx(-2.0)
-    assert resource_term(0.5, load=0.5, capacity=1.0, remaining_ms=8.0) == 0.0
-    assert resource_term(1.0, load=3.0, capacity=4.0, remaining_ms=10.0) == pytest.approx(5.0)
-
-
-def test_priority_is_the_sum() -> None:
-    conf = AdmsConf(alpha=1.5, gamma=2.0, delta=0.5)
-    s = priority(conf, slo_ms=30.0, latency_ms=12.5, now_ms=100.0, enqueue_ms=80.0, avg_ms=10.0,
-                 load=0.75, capacity=1.0, remaining_ms=8.0)
-    assert s == pytest.approx(35.0 - 3.0 + 2.0)
-
-
-def test_near_throttle_and_load_fallback() -> None:
-    s = SensorSample("gpu", 0, temperature_c=65.5, throttle_temperature_c=68.0)
-    assert near_throttle(s, 3.0) and not near_throttle(s, 2.0)
-    assert near_throttle(SensorSample("gpu", 0, throttled=True), 0.0)
-    assert not near_throttle(SensorSample("gpu", 0, temperature_c=90.0), 3.0)  # no threshold
-    assert not near_throttle(None, 3.0)
-    assert load_fraction(pv("cpu", load=0.4)) == 0.4
-    assert load_fraction(pv("cpu")) == 0.0 and load_fraction(pv("cpu", busy_ms=1)) == 1.0
-
-
-def test_remaining_latency_known_answer() -> None:
-    mp, prof = plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9),
-                          ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
-    rest = remaining_latency(mp, lambda sg: prof[(sg.model, sg.index)])
-    assert rest == (10, 5, 3, 0)
-
-
-def test_chain_table_update_changes_only_what_depends_on_it() -> None:
-    mp, prof = plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9),
-                          ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
-    table = ChainTable(mp, lambda sg: prof[(sg.model, sg.index)])
-    table.set_cost(4, 20)  # the cpu tail gets slow: gpu 1-2 (9) now beats npu 1 + cpu 2 (22)
-    assert list(table.rest()) == [14, 9, 20, 0]
-    table.set_cost(1, 40)  # gpu 0 slow: the whole-model cpu subgraph (30) wins unit 0
-    assert list(table.rest()) == [30, 9, 20, 0]
-
-
-def naive_rest(mp: ModelPlan, cost: Mapping[int, int]) -> list[float]:
-    rest = [float("inf")] * mp.num_units + [0.0]
-    for u in range(mp.num_units - 1, -1, -1):
-        for sg in mp.subgraphs:
-            if sg.first_unit == u:
-                rest[u] = min(rest[u], cost[sg.index] + rest[sg.last_unit + 1])
-    return rest
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(2, 7), st.data())
-def test_chain_table_equals_the_naive_recursion(n_units: int, data: st.DataObject) -> None:
-    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
-    for _ in range(data.draw(st.integers(0, 10))):
-        a = data.draw(st.integers(0, n_units - 1))
-        b = data.draw(st.integers(a, n_units - 1))
-        spans.append((data.draw(st.sampled_from(["gpu", "npu"])), a, b,
-                      data.draw(st.integers(1, 50))))
-    mp, prof = plan("m", spans)
-    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
-    table = ChainTable(mp, lambda sg: cost[sg.index])
-    assert list(table.rest()) == naive_rest(mp, cost)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(2, 7), st.data())
-def test_chain_table_after_changes_equals_a_fresh_one(n_units: int, data: st.DataObject) -> None:
-    """Re-solved from the last changed unit down, the table is the one a new table built
-    from the current costs gives; a change without refresh is kept until one."""
-    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
-    for _ in range(data.draw(st.integers(0, 8))):
-        a = data.draw(st.integers(0, n_units - 1))
-        b = data.draw(st.integers(a, n_units - 1))
-        spans.append(("gpu", a, b, data.draw(st.integers(1, 50))))
-    mp, prof = plan("m", spans)
-    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
-    table = ChainTable(mp, lambda sg: cost[sg.index])
-    shown = list(table.rest())
-    for _ in range(data.draw(st.integers(1, 6))):
-        index = data.draw(st.sampled_from(sorted(cost)))
-        cost[index] = data.draw(st.integers(1, 80))
-        refresh = data.draw(st.booleans())
-        table.set_cost(index, cost[index], refresh)
-        if refresh:
-            shown = list(ChainTable(mp, lambda sg: cost[sg.index]).rest())
-        assert list(table.rest()) == shown
-
 
 # -- decisions --------------------------------------------------------------------------------
 
@@ -344,37 +236,7 @@ def test_lp_split_waits_for_the_lps_processor() -> None:
     assert d.assignments == ()
 
 
-# -- the policy -------------------------------------------------------------------------------
-
-
-def _fake_analyze(
-    graph: ModelGraph, processors: Sequence[Processor], unsupported: Mapping[str, frozenset[int]],
-    window_size: int = 1, merge: bool = True,
-) -> ModelPlan:
-    mp, _ = plan(graph.name, [("cpu", 0, 0, 1)], window_size=window_size)
-    return mp
-
-
-def test_policy_fixed_window_and_observe(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("adms.analyzer.analyze", _fake_analyze)
-    policy = AdmsPolicy(AdmsConf(window_size=5), lambda p, sg: 1, "dev", None)
-    mp = policy.plan(chain_graph("a"), procs("cpu"), {})
-    assert mp.window_size == 5 and policy.reinsert_front
-    policy.prepare({"a": mp}, {("a", 0): 10 * MS})
-    assert policy.scheduler.rest(mp)[0] == 10 * MS
-    sg: Subgraph = mp.subgraphs[0]
-    req = job(0, "a").request
-    policy.observe(Completion(0, req, sg, 0, 20 * MS))
-    assert policy.scheduler.rest(mp)[0] == 11 * MS  # 0.1 * 20 + 0.9 * 10
-
-
-def test_policy_rejects_bad_settings() -> None:
-    with pytest.raises(UserError):
-        AdmsPolicy(AdmsConf(loop_call_size=0), lambda p, sg: 1, "dev", None)
-    with pytest.raises(UserError):
-        AdmsPolicy(AdmsConf(window_size=-1), lambda p, sg: 1, "dev", None)
-    with pytest.raises(UserError):
-        AdmsPolicy(AdmsConf(window_candidates=[]), lambda p, sg: 1, "dev", None)
+# -- liveness ---------------------------------------------------------------------------------
 
 
 @settings(max_examples=40, deadline=None)
@@ -392,16 +254,3 @@ def test_all_idle_means_some_job_runs(costs: list[int], hot: set[str], loads: li
     d = sched.schedule(view([job(0, "s"), job(1, "m"), job(2, "m", next_unit=1)], procs_, plans))
     assert d.assignments
     assert len({a.subgraph.processor for a in d.assignments}) == len(d.assignments)
-
-
-def test_policy_with_the_real_analyzer_and_tuner() -> None:
-    def profile(mp: ModelPlan, sg: Subgraph) -> int:
-        return 10 * len(sg.ops) if sg.processor == "cpu" else len(sg.ops) + 5
-
-    policy = AdmsPolicy(AdmsConf(window_candidates=[1, 4]), profile, "dev", None)
-    mp = policy.plan(chain_graph("m", 6), procs("cpu", "gpu"),
-                     {"cpu": frozenset(), "gpu": frozenset({2})})
-    assert mp.window_size == 1
-    policy.prepare({"m": mp}, {("m", sg.index): profile(mp, sg) for sg in mp.subgraphs})
-    d = policy.schedule(view([job(0, "m")], [pv("cpu"), pv("gpu")], {"m": mp}))
-    assert [a.subgraph.processor for a in d.assignments] == ["gpu"]

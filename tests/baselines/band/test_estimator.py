@@ -1,7 +1,9 @@
-"""Band's latency estimator against a reference: a dict per key, as Band's code keeps it."""
+"""Band's latency estimator (:mod:`baselines.band.estimator`): known answers worked by hand,
+and against a reference: a dict per key, as Band's code keeps it."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,3 +46,25 @@ def test_the_estimator_is_bands(alpha: float, steps: list) -> None:
         for m in ("a", "b"):
             assert ours.worst(m) == max((v for (mm, _), v in ref.expected.items() if mm == m),
                                         default=0)
+
+
+# -- known answers ----------------------------------------------------------------------------
+
+
+def test_estimator_moving_average_known_answers() -> None:
+    est = LatencyEstimator(alpha=0.1)
+    est.seed({("m", 0): 100, ("m", 1): 50})
+    est.update(("m", 0), 200)
+    assert est.expected(("m", 0)) == 110  # 0.1*200 + 0.9*100
+    est.update(("m", 0), 0)
+    assert est.expected(("m", 0)) == 99  # int(0.9*110)
+    assert est.profiled(("m", 0)) == 100
+    assert est.worst("m") == 99 and est.worst("other") == 0
+
+
+def test_estimator_ignores_unknown_keys() -> None:
+    est = LatencyEstimator(alpha=0.5)
+    est.update(("m", 7), 10)
+    assert est.expected(("m", 7)) == UNKNOWN_NS
+    with pytest.raises(ValueError):
+        LatencyEstimator(alpha=1.5)

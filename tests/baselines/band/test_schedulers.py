@@ -1,18 +1,18 @@
-"""Band's estimator, shortest-latency search and schedulers on hand-built views, in the
-manner of Band's ``band/test/scheduler_test.cc`` (mock engine -> hand-built SchedulerView)."""
+"""Band's six schedulers (:mod:`baselines.band.schedulers`) on hand-built views, in the manner
+of Band's ``band/test/scheduler_test.cc`` (mock engine -> hand-built SchedulerView): the
+device-queue ones (fixed worker, round robin) and the global-queue ones (shortest expected
+latency, least slack first, HEFT and its reserved variant), their SLO drops, and the
+global-queue schedulers' liveness."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baselines.band.config import BandConf, SchedulerName
-from baselines.band.estimator import UNKNOWN_NS, LatencyEstimator
-from baselines.band.planner import ChainFinder, plan_costs
-from baselines.band.policy import BandPolicy, whole_model_plan
+from baselines.band.estimator import LatencyEstimator
+from baselines.band.policy import BandPolicy
 from baselines.band.schedulers import (
     FixedWorker,
     HeterogeneousEarliestFinishTime,
@@ -21,108 +21,16 @@ from baselines.band.schedulers import (
     ShortestExpectedLatency,
     largest_subgraph,
 )
-from harness.seams.errors import UserError
-from harness.seams.graph import ModelGraph
-from harness.seams.plan import ModelPlan, Processor
-from harness.seams.records import Completion, Request
 from tests.fixtures.policies import (
     MS,
-    chain_graph,
     job,
     merge,
     placed,
     plan,
-    procs,
     pv,
     single,
     view,
 )
-
-# -- estimator --------------------------------------------------------------------------------
-
-
-def test_estimator_moving_average_known_answers() -> None:
-    est = LatencyEstimator(alpha=0.1)
-    est.seed({("m", 0): 100, ("m", 1): 50})
-    est.update(("m", 0), 200)
-    assert est.expected(("m", 0)) == 110  # 0.1*200 + 0.9*100
-    est.update(("m", 0), 0)
-    assert est.expected(("m", 0)) == 99  # int(0.9*110)
-    assert est.profiled(("m", 0)) == 100
-    assert est.worst("m") == 99 and est.worst("other") == 0
-
-
-def test_estimator_ignores_unknown_keys() -> None:
-    est = LatencyEstimator(alpha=0.5)
-    est.update(("m", 7), 10)
-    assert est.expected(("m", 7)) == UNKNOWN_NS
-    with pytest.raises(ValueError):
-        LatencyEstimator(alpha=1.5)
-
-
-# -- shortest-latency search ------------------------------------------------------------------
-
-
-def _chain_plan() -> tuple[ModelPlan, dict[tuple[str, int], int]]:
-    # units 0..2; cpu runs everything slowly, gpu is fast on 0 and 1-2, npu fast on 1 only
-    return plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9), ("npu", 1, 1, 2),
-                      ("cpu", 2, 2, 3), ("cpu", 0, 0, 8)])
-
-
-def test_shortest_chain_idle_device() -> None:
-    mp, prof = _chain_plan()
-    costs = plan_costs(mp, lambda sg: prof[(sg.model, sg.index)])
-    chain = ChainFinder().shortest(mp, 0, {"cpu": 0, "gpu": 0, "npu": 0}, costs)
-    assert chain is not None
-    assert [sg.index for sg in chain.subgraphs] == [1, 3, 4]  # gpu 5, npu 2, cpu 3
-    assert chain.finish_ns == 10
-
-
-def test_shortest_chain_accounts_for_waiting() -> None:
-    mp, prof = _chain_plan()
-    costs = plan_costs(mp, lambda sg: prof[(sg.model, sg.index)])
-    chain = ChainFinder().shortest(mp, 0, {"cpu": 0, "gpu": 20, "npu": 0}, costs)
-    assert chain is not None
-    # gpu busy for 20: cpu unit 0 (8), npu (10), cpu (13)
-    assert [sg.index for sg in chain.subgraphs] == [5, 3, 4] and chain.finish_ns == 13
-    later = ChainFinder().shortest(mp, 1, {"cpu": 0, "gpu": 0, "npu": 0}, costs)
-    assert later is not None and later.finish_ns == 5  # npu 2 + cpu 3
-
-
-def _brute_force(mp: ModelPlan, start: int, waiting: dict[str, int], costs: list[int]) -> int:
-    best = None
-    def walk(unit: int, t: int) -> None:
-        nonlocal best
-        if unit == mp.num_units:
-            best = t if best is None else min(best, t)
-            return
-        for sg in mp.candidates(unit):
-            walk(sg.last_unit + 1, costs[sg.index] + max(waiting[sg.processor], t))
-    walk(start, 0)
-    assert best is not None
-    return best
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    n=st.integers(1, 4),
-    costs=st.lists(st.integers(1, 50), min_size=40, max_size=40),
-    waits=st.lists(st.integers(0, 60), min_size=3, max_size=3),
-)
-def test_shortest_chain_matches_brute_force(n: int, costs: list[int], waits: list[int]) -> None:
-    names = ("cpu", "gpu", "npu")
-    spans = [(p, i, j, 0) for i in range(n) for j in range(i, n) for p in names
-             if p == "cpu" or (i + j + len(p)) % 3]
-    spans = [(p, i, j, costs[k % len(costs)]) for k, (p, i, j, _) in enumerate(spans)]
-    mp, prof = plan("m", spans)
-    costs = plan_costs(mp, lambda sg: prof[(sg.model, sg.index)])
-    waiting = dict(zip(names, waits, strict=True))
-    for start in range(n):
-        chain = ChainFinder().shortest(mp, start, waiting, costs)
-        assert chain is not None
-        assert chain.finish_ns == _brute_force(mp, start, waiting, costs)
-        assert chain.first.first_unit == start and chain.subgraphs[-1].last_unit == n - 1
-
 
 # -- device-queue schedulers ------------------------------------------------------------------
 
@@ -329,62 +237,7 @@ def test_heft_drops_on_slo_and_releases_the_reservation() -> None:
     assert d.drops == (0,) and sched.reserved == {}
 
 
-# -- the policy -------------------------------------------------------------------------------
-
-
-def test_whole_model_plan_leaves_out_processors_that_reject_an_op() -> None:
-    mp = whole_model_plan(chain_graph("g", 3), procs("cpu", "gpu", "npu"), {"gpu": frozenset({1})})
-    assert [sg.processor for sg in mp.subgraphs] == ["cpu", "npu"]
-    assert mp.num_units == 1 and mp.subgraphs[0].ops == frozenset({0, 1, 2})
-
-
-@pytest.mark.parametrize("kind", list(SchedulerName))
-def test_policy_plans_whole_models_only_for_no_fallback_schedulers(
-    kind: SchedulerName, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls: list[int] = []
-
-    def fake_analyze(graph: ModelGraph, processors: Sequence[Processor],
-                     unsupported: Mapping[str, frozenset[int]], minimum_subgraph_size: int = 1,
-                     merge: bool = True) -> ModelPlan:
-        calls.append(minimum_subgraph_size)
-        return whole_model_plan(graph, processors, unsupported)
-
-    monkeypatch.setattr("baselines.band.policy.analyze", fake_analyze)
-    policy = BandPolicy(BandConf(scheduler=kind, minimum_subgraph_size=3))
-    policy.plan(chain_graph("g", 2), procs("cpu", "gpu"), {})
-    fallback = kind not in (SchedulerName.fixed_worker, SchedulerName.round_robin)
-    assert calls == ([3] if fallback else [])
-    assert policy.reinsert_front
-
-
-def test_policy_fixed_worker_defaults_to_fastest_profiled_worker() -> None:
-    plans, prof = merge(single("a", {"cpu": 5, "gpu": 2}), single("b", {"cpu": 1, "gpu": 3}))
-    policy = BandPolicy(BandConf(scheduler=SchedulerName.fixed_worker))
-    policy.prepare(plans, prof)
-    d = policy.schedule(view([job(0, "a"), job(1, "b")], [pv("cpu"), pv("gpu")], plans))
-    assert placed(d) == [(0, "gpu"), (1, "cpu")]
-    bad = BandPolicy(BandConf(scheduler=SchedulerName.fixed_worker), worker_map={"a": "npu"})
-    with pytest.raises(UserError, match="npu"):
-        bad.prepare(plans, prof)
-
-
-def test_policy_observe_updates_the_estimate() -> None:
-    plans, prof = merge(single("a", {"cpu": 10}))
-    policy = BandPolicy(BandConf(ema_alpha=0.5))
-    policy.prepare(plans, prof)
-    sg = plans["a"].subgraphs[0]
-    req = Request(0, "a", -1, 0)
-    policy.observe(Completion(0, req, sg, 0, 20 * MS))
-    policy.observe(Completion(0, req, sg, 0, 99 * MS, ok=False))
-    assert policy.estimator.expected(("a", 0)) == 15 * MS
-
-
-def test_policy_rejects_bad_settings() -> None:
-    with pytest.raises(UserError):
-        BandPolicy(BandConf(minimum_subgraph_size=0))
-    with pytest.raises(UserError):
-        BandPolicy(BandConf(), queue_head=0)
+# -- liveness ---------------------------------------------------------------------------------
 
 
 @settings(max_examples=40, deadline=None)
@@ -402,14 +255,3 @@ def test_all_idle_means_some_job_runs(costs: list[int], kind: SchedulerName) -> 
     d = policy.schedule(view(q, [pv(p) for p in PROCS3], plans))
     assert d.assignments
     assert len({a.subgraph.processor for a in d.assignments}) == len(d.assignments)
-
-
-def test_policy_with_the_real_analyzer() -> None:
-    policy = BandPolicy(BandConf(minimum_subgraph_size=4))
-    g = chain_graph("m", 6)
-    unsupported = {"cpu": frozenset[int](), "gpu": frozenset({2})}
-    mp = policy.plan(g, procs("cpu", "gpu"), unsupported)
-    assert mp.processors() == {"cpu"}  # both gpu runs (2 and 3 ops) are below 4 ops
-    loose = BandPolicy(BandConf(minimum_subgraph_size=1)).plan(g, procs("cpu", "gpu"),
-                                                                unsupported)
-    assert loose.processors() == {"cpu", "gpu"}

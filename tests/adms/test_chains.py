@@ -1,0 +1,79 @@
+"""The remaining-latency table ADMS's scores read (:mod:`adms.chains`): a known answer, an
+updated cost changing only what depends on it, and, on random plans, equal to the naive
+recursion and, after any changes, to a table built afresh."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adms.chains import ChainTable, remaining_latency
+from harness.seams.plan import ModelPlan
+from tests.fixtures.policies import plan
+
+
+def test_remaining_latency_known_answer() -> None:
+    mp, prof = plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9),
+                          ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
+    rest = remaining_latency(mp, lambda sg: prof[(sg.model, sg.index)])
+    assert rest == (10, 5, 3, 0)
+
+
+def test_chain_table_update_changes_only_what_depends_on_it() -> None:
+    mp, prof = plan("m", [("cpu", 0, 2, 30), ("gpu", 0, 0, 5), ("gpu", 1, 2, 9),
+                          ("npu", 1, 1, 2), ("cpu", 2, 2, 3)])
+    table = ChainTable(mp, lambda sg: prof[(sg.model, sg.index)])
+    table.set_cost(4, 20)  # the cpu tail gets slow: gpu 1-2 (9) now beats npu 1 + cpu 2 (22)
+    assert list(table.rest()) == [14, 9, 20, 0]
+    table.set_cost(1, 40)  # gpu 0 slow: the whole-model cpu subgraph (30) wins unit 0
+    assert list(table.rest()) == [30, 9, 20, 0]
+
+
+def naive_rest(mp: ModelPlan, cost: Mapping[int, int]) -> list[float]:
+    rest = [float("inf")] * mp.num_units + [0.0]
+    for u in range(mp.num_units - 1, -1, -1):
+        for sg in mp.subgraphs:
+            if sg.first_unit == u:
+                rest[u] = min(rest[u], cost[sg.index] + rest[sg.last_unit + 1])
+    return rest
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data())
+def test_chain_table_equals_the_naive_recursion(n_units: int, data: st.DataObject) -> None:
+    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
+    for _ in range(data.draw(st.integers(0, 10))):
+        a = data.draw(st.integers(0, n_units - 1))
+        b = data.draw(st.integers(a, n_units - 1))
+        spans.append((data.draw(st.sampled_from(["gpu", "npu"])), a, b,
+                      data.draw(st.integers(1, 50))))
+    mp, prof = plan("m", spans)
+    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+    table = ChainTable(mp, lambda sg: cost[sg.index])
+    assert list(table.rest()) == naive_rest(mp, cost)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data())
+def test_chain_table_after_changes_equals_a_fresh_one(n_units: int, data: st.DataObject) -> None:
+    """Re-solved from the last changed unit down, the table is the one a new table built
+    from the current costs gives; a change without refresh is kept until one."""
+    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
+    for _ in range(data.draw(st.integers(0, 8))):
+        a = data.draw(st.integers(0, n_units - 1))
+        b = data.draw(st.integers(a, n_units - 1))
+        spans.append(("gpu", a, b, data.draw(st.integers(1, 50))))
+    mp, prof = plan("m", spans)
+    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+    table = ChainTable(mp, lambda sg: cost[sg.index])
+    shown = list(table.rest())
+    for _ in range(data.draw(st.integers(1, 6))):
+        index = data.draw(st.sampled_from(sorted(cost)))
+        cost[index] = data.draw(st.integers(1, 80))
+        refresh = data.draw(st.booleans())
+        table.set_cost(index, cost[index], refresh)
+        if refresh:
+            shown = list(ChainTable(mp, lambda sg: cost[sg.index]).rest())
+        assert list(table.rest()) == shown

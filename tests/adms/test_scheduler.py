@@ -43,7 +43,7 @@ def _sched(plans_prof: tuple[dict[str, ModelPlan], dict[tuple[str, int], int]],
 def test_the_schedulers_score_is_eq_4(alpha: float, gamma: float, delta: float, load: float,
                                       slo_ms: float, now_ms: float, latency_ms: float) -> None:
     """The decision computes eq. (4) inline (eq. 2 once per job): it must equal
-    :func:`priority`, which the tests above check term by term."""
+    :func:`priority`, which tests/adms/test_priority.py checks term by term."""
     sched, plans = _sched(merge(single("m", {"cpu": 5})), alpha=alpha, gamma=gamma, delta=delta)
     j = job(0, "m", slo_ms=slo_ms)
     item = sched._job(0, j, view([j], [pv("cpu")], plans, now_ms=now_ms), frozenset(), now_ms)

@@ -46,7 +46,7 @@ import numpy as np
 from devices.host.slicecache import write_atomic
 from devices.host.spec import HostProcessorSpec, HostSettings
 from devices.host.workers import SliceRunner, random_input
-from harness.models.tflite_io import sha256_file
+from harness.models.tflite_io import FileHashes
 
 #: bump when the meaning of a cached number changes
 PROFILE_FORMAT = 1
@@ -98,7 +98,7 @@ class ProfileCache:
         self.root = Path(root)
         self.settings = settings
         self.machine = dict(machine)
-        self._hashes: dict[tuple[Path, int, int], str] = {}
+        self._hashes = FileHashes()
         #: how many lookups were answered from disk, and how many were measured and stored
         self.hits = 0
         self.stores = 0
@@ -134,7 +134,7 @@ class ProfileCache:
 
     def _entry(self, model_path: Path, ops: frozenset[int],
                spec: HostProcessorSpec) -> tuple[Path, dict[str, Any]]:
-        model_sha = self._sha256(Path(model_path))
+        model_sha = self._hashes.sha256(Path(model_path))
         op_list = sorted(ops)
         key = {
             "format": PROFILE_FORMAT, "model_sha256": model_sha, "ops": op_list,
@@ -145,14 +145,6 @@ class ProfileCache:
         ops_hash = _digest(",".join(map(str, op_list)))
         key_hash = _digest(json.dumps(key, sort_keys=True))
         return self.root / model_sha[:16] / f"{ops_hash[:16]}.{key_hash[:16]}.json", key
-
-    def _sha256(self, model_path: Path) -> str:
-        """The file's sha256, hashed again only when its size or mtime changes."""
-        stat = model_path.stat()
-        stamp = (model_path.resolve(), stat.st_mtime_ns, stat.st_size)
-        if stamp not in self._hashes:
-            self._hashes[stamp] = sha256_file(model_path)
-        return self._hashes[stamp]
 
 
 def _digest(text: str) -> str:

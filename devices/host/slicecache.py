@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from devices.host.slicing import ModelSlicer, SlicePlan, ops_text
-from harness.models.tflite_io import sha256_file
+from harness.models.tflite_io import FileHashes
 from harness.seams.errors import UserError
 
 
@@ -69,7 +69,7 @@ class SliceCache:
         self.root = Path(root)
         self.budget = budget
         self._slicers: dict[Path, ModelSlicer] = {}
-        self._hashes: dict[tuple[Path, int, int], str] = {}
+        self._hashes = FileHashes()
         #: folder of a model's slices -> the model's size in bytes
         self._sources: dict[Path, int] = {}
 
@@ -134,17 +134,9 @@ class SliceCache:
     def _folder(self, model_path: Path) -> Path:
         if not model_path.is_file():
             return self.root / "missing"
-        folder = self.root / self._sha256(model_path)[:16]
+        folder = self.root / self._hashes.sha256(model_path)[:16]
         self._sources.setdefault(folder, model_path.stat().st_size)
         return folder
-
-    def _sha256(self, model_path: Path) -> str:
-        """The file's sha256, hashed again only when its size or mtime changes."""
-        stat = model_path.stat()
-        key = (model_path.resolve(), stat.st_mtime_ns, stat.st_size)
-        if key not in self._hashes:
-            self._hashes[key] = sha256_file(model_path)
-        return self._hashes[key]
 
     def _slicer(self, model_path: Path) -> ModelSlicer:
         key = model_path.resolve()

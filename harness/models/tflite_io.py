@@ -63,6 +63,20 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+class FileHashes:
+    """Files' sha256, each hashed again only when its size or modification time changes."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[Path, int, int], str] = {}
+
+    def sha256(self, path: Path) -> str:
+        stat = path.stat()
+        stamp = (path.resolve(), stat.st_mtime_ns, stat.st_size)
+        if stamp not in self._known:
+            self._known[stamp] = sha256_file(path)
+        return self._known[stamp]
+
+
 def load_model_object(path: str | Path) -> schema.ModelT:
     """The flatbuffer object of a ``.tflite`` file; ``UserError`` if it is not one."""
     path = Path(path)

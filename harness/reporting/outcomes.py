@@ -20,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-NS_PER_S = 1e9
-NS_PER_MS = 1e6
+from harness.seams.units import NS_PER_MS as NS_PER_MS
+from harness.seams.units import NS_PER_S as NS_PER_S
+
 PERCENTILES = (50, 90, 99)
 OUTCOMES = ("finished", "dropped", "unfinished", "failed")
 

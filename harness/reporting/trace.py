@@ -32,8 +32,8 @@ import pyarrow.compute as pc
 
 from harness.reporting.metrics import run_starts
 from harness.reporting.store import RunData
+from harness.seams.units import NS_PER_US
 
-NS_PER_US = 1_000
 #: subgraph events per baseline at most (the earliest)
 MAX_SUBGRAPH_EVENTS = 200_000
 #: sensor column -> counter name

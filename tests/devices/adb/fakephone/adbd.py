@@ -57,9 +57,15 @@ class Connection:
         self.next_id = 1
         self.max_payload = MAX_PAYLOAD
 
-    def send(self, command: int, arg0: int, arg1: int, data: bytes = b"") -> None:
+    def send(self, command: int, arg0: int, arg1: int, data: bytes = b"") -> bool:
+        """One message; False when the connection is gone (:meth:`Adbd.kill`: the phone
+        vanished), and what was to be sent goes nowhere."""
         with self.send_lock:
-            self.sock.sendall(message(command, arg0, arg1, data))
+            try:
+                self.sock.sendall(message(command, arg0, arg1, data))
+            except OSError:
+                return False
+        return True
 
     def serve(self) -> None:
         try:
@@ -133,10 +139,8 @@ class Stream:
                 if self.closed.is_set():
                     return
                 self.acked.clear()
-                try:
-                    self.conn.send(WRTE, self.local, self.remote, data[i:i + step])
-                except OSError:  # the connection dropped (Adbd.kill): the output goes nowhere
-                    self.closed.set()
+                if not self.conn.send(WRTE, self.local, self.remote, data[i:i + step]):
+                    self.closed.set()  # the connection dropped: no OKAY will come
                     self.acked.set()
                     return
 
@@ -145,8 +149,7 @@ class Stream:
         if not self.closed.is_set():
             self.closed.set()
             self.conn.streams.pop(self.local, None)
-            with contextlib.suppress(OSError):
-                self.conn.send(CLSE, self.local, self.remote)
+            self.conn.send(CLSE, self.local, self.remote)
 
     def begin(self) -> None: ...
 
@@ -155,8 +158,7 @@ class Stream:
     def close_from_host(self) -> None:
         self.closed.set()
         self.acked.set()
-        with contextlib.suppress(OSError):
-            self.conn.send(CLSE, self.local, self.remote)
+        self.conn.send(CLSE, self.local, self.remote)
 
 
 class ShellStream(Stream):

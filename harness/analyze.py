@@ -86,11 +86,8 @@ def compose_config(overrides: Sequence[str]) -> tuple[AnalyzeConf, list[str]]:
 
 
 def window_sizes(value: Any) -> list[int]:
-    """``window_size`` as a list of integers >= 1."""
-    sizes = list(value) if isinstance(value, list | tuple) else [value]
-    if not sizes or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in sizes):
-        raise UserError(f"window_size must be an integer >= 1 or a list of them, got {value}")
-    return sizes
+    """``window_size`` (validated by its field's spec) as a list of integers."""
+    return [int(w) for w in (value if isinstance(value, list | tuple) else [value])]
 
 
 def load_graphs(conf: AnalyzeConf, model_names: Sequence[str]) -> list[ModelGraph]:

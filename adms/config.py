@@ -8,6 +8,7 @@ from enum import Enum
 from hydra.core.config_store import ConfigStore
 
 from harness.config.schema import BaselineConf
+from harness.seams.fields import FRACTION, NONNEG, OPEN_FRACTION, at_least, spec
 
 
 class SloReading(Enum):
@@ -25,39 +26,46 @@ class AdmsConf(BaselineConf):
     # (conf/baseline/adms_no_partition.yaml); the window settings are then unused
     partition: bool = True
     # window size for every model, or 0 to let the tuner choose per model and device
-    window_size: int = 0
-    # window sizes the tuner tries
-    window_candidates: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 8, 10, 12, 16])
+    window_size: int = field(default=0, metadata=spec(
+        "ops", NONNEG, "window size for every model; 0: tuned per model"))
+    window_candidates: list[int] = field(
+        default_factory=lambda: [1, 2, 3, 4, 5, 6, 8, 10, 12, 16],
+        metadata=spec("ops", at_least(1), "window sizes the tuner tries", non_empty=True))
     # the tuner takes the largest window whose estimated single-run latency is within this
     # fraction of the fastest: every extra subgraph costs scheduling and memory that a
     # single-run estimate does not see (paper Section 2.2: up to 28% of latency)
-    window_tie_tolerance: float = 0.05
+    window_tie_tolerance: float = field(default=0.05, metadata=spec(
+        "fraction", FRACTION, "largest window within this of the fastest wins"))
     # tune a window per processor (paper Section 3.2: "for each model-processor combination"),
     # each on that processor with the CPU as fallback; false: one window per model
     window_per_processor: bool = True
     # re-derive a model's cached remaining-latency table when a subgraph's estimate moves by
     # more than this fraction (the estimates are moving averages)
-    estimate_refresh: float = 0.05
+    estimate_refresh: float = field(default=0.05, metadata=spec(
+        "fraction", FRACTION, "estimate change that re-derives tables"))
     # moving-average weight of a new latency sample (Band's profile_smoothing_factor: ADMS is
     # built on Band's runtime and estimator)
-    ema_alpha: float = 0.1
-    # weight of waiting fairness, eq. (2)
-    alpha: float = 1.0
-    # weight of deadline urgency, eq. (1) (per ms)
-    gamma: float = 1.0
-    # weight of resource efficiency, eq. (3)
-    delta: float = 1.0
-    # jobs examined from the queue head per decision
-    loop_call_size: int = 4
+    ema_alpha: float = field(default=0.1, metadata=spec(
+        "", OPEN_FRACTION, "moving-average weight of a new latency sample"))
+    alpha: float = field(default=1.0, metadata=spec(
+        "", NONNEG, "weight of waiting fairness, eq. (2)"))
+    gamma: float = field(default=1.0, metadata=spec(
+        "1/ms", NONNEG, "weight of deadline urgency, eq. (1)"))
+    delta: float = field(default=1.0, metadata=spec(
+        "1/ms", NONNEG, "weight of resource efficiency, eq. (3)"))
+    loop_call_size: int = field(default=4, metadata=spec(
+        "jobs", at_least(1), "jobs examined from the queue head"))
     # keep new work off a processor this close to its throttling temperature, degrees C
-    thermal_margin_c: float = 3.0
+    thermal_margin_c: float = field(default=3.0, metadata=spec(
+        "°C", NONNEG, "keep work off a processor this near throttling"))
     # what T_SLO of eq. (1) is: the request's SLO budget (the paper's words: "the expected
     # response time") or the time left to its deadline (elapsed time then counts in eq. (1)
     # as well as in eq. (2))
     slo_reading: SloReading = SloReading.budget
     # a request without an SLO is given T_SLO = implicit_slo_factor x T_avg; 0 drops eq. (1)
     # for it
-    implicit_slo_factor: float = 1.0
+    implicit_slo_factor: float = field(default=1.0, metadata=spec(
+        "x", NONNEG, "T_SLO = this x T_avg without an SLO"))
     # the project's addition: an idle processor first takes the jobs for which it is the
     # earliest-finishing choice, counting the work waiting on busy processors (HEFT-like);
     # false: eqs. (1)-(4) alone pick the job

@@ -25,7 +25,7 @@ from adms.scheduler import AdmsScheduler
 from adms.tuner import Tuned, WindowTuner
 from baselines.band.estimator import LatencyEstimator
 from harness.reporting.bound import ModelWork, frame_rate_bound
-from harness.seams.errors import UserError
+from harness.seams.fields import check
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import PolicyContext, ProfileFn
@@ -49,10 +49,7 @@ class AdmsPolicy:
         handoff_fn: ProfileFn | None = None,
         costs_key: str = "",
     ) -> None:
-        if conf.window_size < 0:
-            raise UserError(f"adms window_size must be >= 0 (0 = tune), got {conf.window_size}")
-        if conf.loop_call_size < 1:
-            raise UserError(f"adms loop_call_size must be >= 1, got {conf.loop_call_size}")
+        check(conf, name)  # its fields' declared ranges (built from Python, not a config too)
         self.conf = conf
         self.name = name
         windows = [conf.window_size] if conf.window_size > 0 else list(conf.window_candidates)

@@ -13,6 +13,7 @@ from enum import Enum
 
 from omegaconf import MISSING
 
+from harness.seams.fields import NONNEG, spec
 from harness.seams.plan import ProcessorKind
 
 
@@ -42,7 +43,8 @@ class ProcessorConf:
     # op-support rule set this processor follows
     support: SupportRules = SupportRules.all
     # Android API level for the nnapi rules (27..31; 33 and 34 stand for NNAPI feature levels 6, 7)
-    api_level: int = 31
+    api_level: int = field(default=31, metadata=spec(
+        "", NONNEG, "Android API level of the delegate rules (NNAPI)"))
     # op kinds (TFLite builtin names) this processor's driver rejects although the rules allow
     reject_ops: list[str] = field(default_factory=list)
     # op kinds it accepts beyond the rules (or the whole set, with support=listed)

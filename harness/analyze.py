@@ -22,7 +22,7 @@ device config's processors (:mod:`devices.opsupport`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from harness.config.validate import check_all
 from harness.experiment.components import register
 from harness.models import byo
 from harness.seams.errors import UserError, command
+from harness.seams.fields import at_least, spec
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor
 
@@ -52,7 +53,9 @@ class AnalyzeConf:
     device: Any = MISSING
     model: ModelConf = MISSING
     # ADMS window size (Band's minimum_subgraph_size), or a list of sizes to sweep
-    window_size: Any = 1
+    window_size: Any = field(default=1, metadata=spec(
+        "ops", at_least(1), "window size, or a list of them to sweep", non_empty=True,
+        integer=True))
     # add merged subgraphs (Band's merge_unit_subgraph); false: unit subgraphs only
     merge: bool = True
     # where a sweep writes its CSV and PNG; empty: results/analyze/<device>/
@@ -83,11 +86,8 @@ def compose_config(overrides: Sequence[str]) -> tuple[AnalyzeConf, list[str]]:
 
 
 def window_sizes(value: Any) -> list[int]:
-    """``window_size`` as a list of integers >= 1."""
-    sizes = list(value) if isinstance(value, list | tuple) else [value]
-    if not sizes or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in sizes):
-        raise UserError(f"window_size must be an integer >= 1 or a list of them, got {value}")
-    return sizes
+    """``window_size`` (validated by its field's spec) as a list of integers."""
+    return [int(w) for w in (value if isinstance(value, list | tuple) else [value])]
 
 
 def load_graphs(conf: AnalyzeConf, model_names: Sequence[str]) -> list[ModelGraph]:

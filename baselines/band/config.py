@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from hydra.core.config_store import ConfigStore
 
 from harness.config.schema import BaselineConf
+from harness.seams.fields import NONNEG, OPEN_FRACTION, at_least, spec
 
 
 class SloCheck(Enum):
@@ -42,17 +43,20 @@ class BandConf(BaselineConf):
     scheduler: SchedulerName = SchedulerName.least_slack_time_first
     # Band's minimum_subgraph_size: a run of fewer ops on a non-CPU processor falls back
     # (1 in every sample config; Band's code default is 7: the band7 variant)
-    minimum_subgraph_size: int = 1
+    minimum_subgraph_size: int = field(default=1, metadata=spec(
+        "ops", at_least(1), "Band's minimum_subgraph_size"))
     # moving-average weight of a new latency sample in Band's estimator
     # (profile_smoothing_factor)
-    ema_alpha: float = 0.1
+    ema_alpha: float = field(default=0.1, metadata=spec(
+        "", OPEN_FRACTION, "moving-average weight of a new latency sample"))
     # drop jobs that violate their SLO when handed to a worker (Band's SLO handling)
     drop_on_slo: bool = True
     # how that violation is judged (executed: as Band runs; written: as its code reads)
     slo_check: SloCheck = SloCheck.executed
     # jobs examined from the queue head per decision (Band's schedule_window_size, the same
     # idea as ADMS's loop_call_size; 10 in the sample configs); 0 = all (Band's code default)
-    schedule_window_size: int = 10
+    schedule_window_size: int = field(default=10, metadata=spec(
+        "jobs", NONNEG, "jobs examined per decision; 0: all"))
 
 
 def register() -> None:

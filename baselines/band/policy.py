@@ -32,6 +32,7 @@ from baselines.band.schedulers import (
     ShortestExpectedLatency,
 )
 from harness.seams.errors import UserError
+from harness.seams.fields import check
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import PolicyContext
@@ -90,9 +91,7 @@ class BandPolicy:
         worker_map: Mapping[str, str] | None = None,
         name: str = "band",
     ) -> None:
-        if conf.minimum_subgraph_size < 1:
-            raise UserError(f"band minimum_subgraph_size must be >= 1, got "
-                            f"{conf.minimum_subgraph_size}")
+        check(conf, name)  # its fields' declared ranges (built from Python, not a config too)
         if queue_head is not None and queue_head < 1:
             raise UserError(f"band schedule window must be >= 1, got {queue_head}")
         self.conf = conf

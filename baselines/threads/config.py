@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hydra.core.config_store import ConfigStore
 
 from harness.config.schema import BaselineConf
+from harness.seams.fields import NONNEG, at_least, spec
 
 #: the ``_target_`` of the baseline: the host device recognises its runs by it
 TARGET = "baselines.threads.ThreadsBaseline"
@@ -17,11 +18,12 @@ class ThreadsConf(BaselineConf):
     _target_: str = TARGET
     # LiteRT kernels of every model's interpreter: xnnpack | builtin | reference
     kernel: str = "xnnpack"
-    # interpreter threads (num_threads) of each model's interpreter
-    threads: int = 1
+    threads: int = field(default=1, metadata=spec(
+        "", at_least(1), "interpreter threads (num_threads) of each model's interpreter"))
     # core ids the models' threads may run on (the OS shares them); null: every core of
     # the host device's processors
-    cores: list[int] | None = None
+    cores: list[int] | None = field(default=None, metadata=spec(
+        "", NONNEG, "core ids the models' threads may run on"))
 
 
 def register() -> None:

@@ -20,6 +20,7 @@ from hydra.core.config_store import ConfigStore
 
 from devices.processors import ProcessorConf
 from harness.config.schema import DeviceConf
+from harness.seams.fields import ANY, NONNEG, PORT, POS, Range, at_least, spec
 
 
 class Delegate(Enum):
@@ -53,8 +54,8 @@ class PowerMonitorKind(Enum):
 class AdbProcessorBlock:
     # benchmark_model delegate: cpu | xnnpack | gpu | nnapi | hexagon
     delegate: Delegate = Delegate.cpu
-    # interpreter threads (--num_threads; Band's worker num_threads)
-    threads: int = 1
+    threads: int = field(default=1, metadata=spec(
+        "", at_least(1), "interpreter threads (--num_threads; Band's worker num_threads)"))
     # NNAPI accelerator (--nnapi_accelerator_name), e.g. "qti-dsp"; empty: NNAPI chooses
     nnapi_accelerator: str = ""
     # further benchmark_model flags for this processor, e.g. ["--gpu_precision_loss_allowed=false"]
@@ -68,7 +69,8 @@ class AdbProcessorBlock:
     thermal_zone: str = "auto"
     # cpufreq policies (numbers of /sys/devices/system/cpu/cpufreq/policyN) whose frequency and
     # load are this processor's; null: every policy for a CPU, none otherwise
-    cpufreq_policies: list[int] | None = None
+    cpufreq_policies: list[int] | None = field(default=None, metadata=spec(
+        "", NONNEG, "cpufreq policies of this processor"))
 
 
 @dataclass
@@ -80,17 +82,20 @@ class AdbProcessorConf(ProcessorConf):
 class AdbServerConf:
     # the adb server's host and port (a local server is started on that port if none answers)
     host: str = "127.0.0.1"
-    port: int = 5037
+    port: int = field(default=5037, metadata=spec("", PORT, "the adb server's port"))
     # a short command (getprop, cat, ls), seconds
-    command_timeout_s: float = 20.0
-    # one push or pull, seconds
-    transfer_timeout_s: float = 300.0
+    command_timeout_s: float = field(default=20.0, metadata=spec(
+        "s", POS, "limit of a short command"))
+    transfer_timeout_s: float = field(default=300.0, metadata=spec(
+        "s", POS, "limit of one push or pull"))
     # the on-device `timeout` sends TERM at the limit, then KILL this many seconds later
-    kill_after_s: float = 5.0
+    kill_after_s: float = field(default=5.0, metadata=spec(
+        "s", NONNEG, "KILL this long after the on-device TERM"))
     # a lost phone (offline, gone from the server): tries, and the first wait between them
     # (doubling each time), seconds
-    retries: int = 3
-    backoff_s: float = 0.5
+    retries: int = field(default=3, metadata=spec("", NONNEG, "tries for a lost phone"))
+    backoff_s: float = field(default=0.5, metadata=spec(
+        "s", NONNEG, "first wait between tries (doubling)"))
 
 
 @dataclass
@@ -103,48 +108,55 @@ class AdbToolsConf:
     band_benchmark: str = ""
     # seconds a tool may take beyond warm-up + duration (model init, GPU compilation, Band's
     # profiling) before the phone's `timeout` kills it
-    grace_s: float = 120.0
+    grace_s: float = field(default=120.0, metadata=spec(
+        "s", NONNEG, "time a tool may take beyond warm-up + duration"))
     # --report_peak_memory_footprint (a monitor thread inside the tool)
     report_peak_memory: bool = True
     # --enable_op_profiling: per-op times into the phone_ops table
     enable_op_profiling: bool = False
     # Band's profile_warmup_runs and profile_num_runs (online profiling before the run)
-    band_profile_warmup_runs: int = 3
-    band_profile_runs: int = 50
+    band_profile_warmup_runs: int = field(default=3, metadata=spec(
+        "", NONNEG, "Band's profile_warmup_runs"))
+    band_profile_runs: int = field(default=50, metadata=spec(
+        "", at_least(1), "Band's profile_num_runs"))
 
 
 @dataclass
 class AdbSensorsConf:
-    # the sampling loop's interval on the phone, ms
-    interval_ms: float = 100.0
+    interval_ms: float = field(default=100.0, metadata=spec(
+        "ms", at_least(10), "the phone's sampling interval"))
     # the GPU's current-frequency file; "auto": the first the probe finds (kgsl gpuclk,
     # a devfreq cur_freq); "": none
     gpu_frequency_path: str = "auto"
     # the GPU's top frequency file (same rules)
     gpu_max_frequency_path: str = "auto"
     # Hz per unit of those files (1 for kgsl and devfreq, which count Hz)
-    gpu_frequency_unit_hz: float = 1.0
+    gpu_frequency_unit_hz: float = field(default=1.0, metadata=spec(
+        "Hz", POS, "Hz per unit of the GPU frequency files"))
     # pin every cpufreq policy to this governor for each baseline and restore it afterwards,
     # e.g. "performance" (needs root: adb root); "": leave the governors alone
     pin_governor: str = ""
-    # before each baseline, wait until every readable thermal zone is below this, °C; 0: no
-    cooldown_to_c: float = 0.0
+    cooldown_to_c: float = field(default=0.0, metadata=spec(
+        "°C", NONNEG, "wait until every zone is below this; 0: no"))
     # give up waiting after this long (the start temperature is recorded either way), seconds
-    cooldown_timeout_s: float = 600.0
+    cooldown_timeout_s: float = field(default=600.0, metadata=spec(
+        "s", NONNEG, "give up waiting after this long"))
 
 
 @dataclass
 class AdbPowerConf:
     # none | monsoon | rapl
     monitor: PowerMonitorKind = PowerMonitorKind.none
-    # the Monsoon's serial number; 0: the first one found
-    monsoon_serial: int = 0
+    monsoon_serial: int = field(default=0, metadata=spec(
+        "", NONNEG, "the Monsoon's serial; 0: the first found"))
     # set the Monsoon's output voltage (V) before sampling; 0: leave it as it is
-    monsoon_voltage_v: float = 0.0
+    monsoon_voltage_v: float = field(default=0.0, metadata=spec(
+        "V", Range(0, 13.5), "output voltage to set; 0: leave it"))
     # the package providing HVPM and sampleEngine (the vendor's `Monsoon`, or a drop-in)
     monsoon_driver: str = "Monsoon"
     # samples are averaged over windows of this length into the sensors table, ms
-    window_ms: float = 50.0
+    window_ms: float = field(default=50.0, metadata=spec(
+        "ms", POS, "power samples averaged over windows this long"))
     # root under which RAPL's /sys/class/powercap is read
     rapl_root: str = "/"
 
@@ -159,7 +171,8 @@ class AdbDeviceConf(DeviceConf):
     # where files are pushed on the phone (each under a folder named by its content hash)
     remote_dir: str = "/data/local/tmp/adms-harness"
     tools: AdbToolsConf = field(default_factory=AdbToolsConf)
-    processors: list[AdbProcessorConf] = field(default_factory=list)
+    processors: list[AdbProcessorConf] = field(
+        default_factory=list, metadata=spec("", ANY, "the processors", non_empty=True))
     sensors: AdbSensorsConf = field(default_factory=AdbSensorsConf)
     power: AdbPowerConf = field(default_factory=AdbPowerConf)
 

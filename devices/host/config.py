@@ -16,6 +16,7 @@ from hydra.core.config_store import ConfigStore
 
 from devices.processors import ProcessorConf
 from harness.config.schema import DeviceConf
+from harness.seams.fields import ANY, NONNEG, POS, at_least, spec
 
 
 class Kernel(Enum):
@@ -33,10 +34,11 @@ class Kernel(Enum):
 class HostProcessorBlock:
     # xnnpack | builtin | reference (reference kernels are ~37x slower than XNNPACK)
     kernel: Kernel = Kernel.xnnpack
-    # interpreter threads (num_threads)
-    threads: int = 1
+    threads: int = field(default=1, metadata=spec(
+        "", at_least(1), "interpreter threads (num_threads)"))
     # core ids the worker is pinned to; null: every core this process may use
-    cores: list[int] | None = None
+    cores: list[int] | None = field(default=None, metadata=spec(
+        "", NONNEG, "core ids the worker is pinned to", non_empty=True))
 
 
 @dataclass
@@ -47,19 +49,20 @@ class HostProcessorConf(ProcessorConf):
 @dataclass
 class HostSettingsConf:
     # timed runs per profiled subgraph (the median is reported)
-    profile_runs: int = 5
-    # untimed runs before the timed ones
-    warmup_runs: int = 2
-    # seed of the random model inputs
-    seed: int = 0
+    profile_runs: int = field(default=5, metadata=spec(
+        "", at_least(1), "timed runs per profiled subgraph"))
+    warmup_runs: int = field(default=2, metadata=spec("", NONNEG, "untimed runs before them"))
+    seed: int = field(default=0, metadata=spec("", NONNEG, "seed of the random model inputs"))
     # distinct input frames per model input; request r uses frame r % input_frames
-    input_frames: int = 8
+    input_frames: int = field(default=8, metadata=spec(
+        "", at_least(1), "distinct input frames per model input"))
     # load() builds at most this many slice interpreters; the rest are built on first use
-    eager_build_limit: int = 256
-    # finished jobs whose model outputs stay readable through HostDevice.outputs
-    keep_outputs: int = 64
-    # how long close() waits for each worker thread, seconds
-    join_timeout_s: float = 5.0
+    eager_build_limit: int = field(default=256, metadata=spec(
+        "", NONNEG, "interpreters built up front"))
+    keep_outputs: int = field(default=64, metadata=spec(
+        "", NONNEG, "finished jobs whose outputs stay readable"))
+    join_timeout_s: float = field(default=5.0, metadata=spec(
+        "s", POS, "how long close() waits for each worker"))
     # keep subgraph profiles on disk and reuse them (devices/host/profiles.py)
     profile_cache: bool = True
 
@@ -67,7 +70,8 @@ class HostSettingsConf:
 @dataclass
 class HostDeviceConf(DeviceConf):
     _target_: str = "devices.host.HostDevice"
-    processors: list[HostProcessorConf] = field(default_factory=list)
+    processors: list[HostProcessorConf] = field(
+        default_factory=list, metadata=spec("", ANY, "the processors", non_empty=True))
     host: HostSettingsConf | None = None
 
 

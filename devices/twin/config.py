@@ -17,14 +17,15 @@ from omegaconf import MISSING
 
 from devices.processors import ProcessorConf
 from harness.config.schema import DeviceConf
+from harness.seams.fields import ANY, NONNEG, OPEN_FRACTION, POS, Range, spec
 
 
 @dataclass
 class CalibrationConf:
     # zoo model name the efficiencies were scaled to, e.g. mobilenet_v1
     model: str = MISSING
-    # its measured whole-model latency alone, ms
-    target_ms: float = MISSING
+    target_ms: float = field(default=MISSING, metadata=spec(
+        "ms", POS, "measured whole-model latency alone"))
     # the measurement used the 8-bit quantized model
     int8: bool = False
     # where the target comes from, e.g. "paper Table II, 1 model [S]"
@@ -34,51 +35,63 @@ class CalibrationConf:
 @dataclass
 class TwinProcessorBlock:
     # peak throughput per dtype at the top frequency (GFLOP/s for floats, GOP/s for int8)
-    peak_gflops: dict[str, float] = MISSING
+    peak_gflops: dict[str, float] = field(default=MISSING, metadata=spec(
+        "GFLOP/s", POS, "peak throughput per dtype at the top frequency", non_empty=True))
     # achievable fraction of peak per op class: conv, depthwise, fully_connected, other
-    efficiency: dict[str, float] = MISSING
+    efficiency: dict[str, float] = field(default=MISSING, metadata=spec(
+        "fraction", OPEN_FRACTION, "achievable fraction of peak per op class"))
     # fraction of the device memory bandwidth this processor can draw alone
-    bandwidth_share: float = MISSING
-    # fixed cost of one subgraph invocation, us
-    invoke_overhead_us: float = MISSING
-    # fixed cost of dispatching one op, us
-    dispatch_overhead_us: float = MISSING
-    # DVFS levels, MHz
-    freqs_mhz: list[float] = MISSING
-    # idle (leakage) power, W
-    static_w: float = MISSING
-    # dynamic power when busy at the top frequency, W
-    dynamic_w: float = MISSING
-    # supply voltage at the lowest and the top DVFS level, V
-    v_min_v: float = MISSING
-    v_max_v: float = MISSING
+    bandwidth_share: float = field(default=MISSING, metadata=spec(
+        "fraction", OPEN_FRACTION, "share of memory bandwidth alone"))
+    invoke_overhead_us: float = field(default=MISSING, metadata=spec(
+        "µs", NONNEG, "fixed cost of one subgraph invocation"))
+    dispatch_overhead_us: float = field(default=MISSING, metadata=spec(
+        "µs", NONNEG, "fixed cost of dispatching one op"))
+    freqs_mhz: list[float] = field(default=MISSING, metadata=spec(
+        "MHz", POS, "DVFS levels", non_empty=True))
+    static_w: float = field(default=MISSING, metadata=spec("W", NONNEG, "idle (leakage) power"))
+    dynamic_w: float = field(default=MISSING, metadata=spec(
+        "W", NONNEG, "dynamic power when busy at the top frequency"))
+    v_min_v: float = field(default=MISSING, metadata=spec(
+        "V", POS, "supply voltage at the lowest DVFS level"))
+    v_max_v: float = field(default=MISSING, metadata=spec(
+        "V", POS, "supply voltage at the top DVFS level"))
     # thermal node: heat capacity J/K and resistance to the SoC node K/W
-    capacitance_j_per_k: float = MISSING
-    resistance_k_per_w: float = MISSING
-    # the governor steps down one level per period above this temperature, C
-    throttle_c: float = 68.0
+    capacitance_j_per_k: float = field(default=MISSING, metadata=spec(
+        "J/K", POS, "heat capacity of the thermal node"))
+    resistance_k_per_w: float = field(default=MISSING, metadata=spec(
+        "K/W", POS, "thermal resistance to the SoC node"))
+    throttle_c: float = field(default=68.0, metadata=spec(
+        "°C", ANY, "the governor steps down one level per period above this"))
     # ... and up one level per period below throttle_c - hysteresis_c, C
-    hysteresis_c: float = 3.0
+    hysteresis_c: float = field(default=3.0, metadata=spec(
+        "°C", NONNEG, "steps up again below throttle_c minus this"))
     # dtype an op of a given dtype computes in (GPU delegate: float32 -> float16)
     run_as: dict[str, str] = field(default_factory=dict)
     # the shortest an invoke of this delegate can take (driver round trip, command-queue
     # flush), us; a subgraph takes at least this long (0: no floor)
-    invoke_floor_us: float = 0.0
+    invoke_floor_us: float = field(default=0.0, metadata=spec(
+        "µs", NONNEG, "shortest invoke of the delegate; 0: none"))
     # copying a subgraph's inputs to the processor and its outputs back (delegate I/O
     # between CPU memory and the accelerator's buffers), GB/s; 0: shares CPU memory, no copy
-    io_copy_gbps: float = 0.0
+    io_copy_gbps: float = field(default=0.0, metadata=spec(
+        "GB/s", NONNEG, "delegate I/O copy bandwidth; 0: no copy"))
     # the delegate keeps its own copy of the weights of every subgraph it runs
     weight_copy: bool = False
     # at this temperature the processor shuts down (takes no work) until it cools by
     # hysteresis_c, C; 0: never
-    critical_c: float = 0.0
+    critical_c: float = field(default=0.0, metadata=spec(
+        "°C", NONNEG, "shutdown temperature; 0: never"))
     # the single-model measurement the efficiencies were scaled to
     calibration: CalibrationConf | None = None
     # measured latencies that replace the roofline: "<model>:<op ranges>" (e.g.
     # "retinaface:0-11,14") -> the subgraph alone at the top frequency as a single-model
     # benchmark measures it (one interpreter, its delegate's I/O included), us; written by
     # python -m harness.calibrate from benchmark_model runs of each slice on a phone
-    measured_us: dict[str, float] = field(default_factory=dict)
+    measured_us: dict[str, float] = field(
+        default_factory=dict, metadata=spec("µs", POS, "a subgraph's latency measured alone "
+                                            "on a phone, by its op set (written by python -m "
+                                            "harness.calibrate)"))
     # constant name -> source and confidence tag, e.g. "devices.md §2 [D]"
     provenance: dict[str, str] = field(default_factory=dict)
 
@@ -112,34 +125,44 @@ class MechanismsConf:
 
 @dataclass
 class TwinDeviceBlock:
-    # ambient air, C
-    ambient_c: float = MISSING
+    ambient_c: float = field(default=MISSING, metadata=spec("°C", Range(-50, 60), "ambient air"))
     # shared SoC/skin node: heat capacity J/K and resistance to ambient K/W
-    soc_capacitance_j_per_k: float = MISSING
-    soc_resistance_k_per_w: float = MISSING
-    # DRAM peak bandwidth, GB/s
-    memory_bandwidth_gbps: float = MISSING
+    soc_capacitance_j_per_k: float = field(default=MISSING, metadata=spec(
+        "J/K", POS, "heat capacity of the SoC/skin node"))
+    soc_resistance_k_per_w: float = field(default=MISSING, metadata=spec(
+        "K/W", POS, "thermal resistance of the SoC to ambient"))
+    memory_bandwidth_gbps: float = field(default=MISSING, metadata=spec(
+        "GB/s", POS, "DRAM peak bandwidth"))
     # moving a tensor between processors: fixed cost (us) plus bytes / bandwidth (GB/s)
-    transfer_fixed_us: float = MISSING
-    transfer_bandwidth_gbps: float = MISSING
-    # thermal governor period, ms
-    governor_period_ms: float = MISSING
+    transfer_fixed_us: float = field(default=MISSING, metadata=spec(
+        "µs", NONNEG, "fixed cost of moving a tensor"))
+    transfer_bandwidth_gbps: float = field(default=MISSING, metadata=spec(
+        "GB/s", POS, "bandwidth of moving a tensor"))
+    governor_period_ms: float = field(default=MISSING, metadata=spec(
+        "ms", POS, "thermal governor period"))
     # sigma of the multiplicative lognormal latency noise (median factor 1); 0 = deterministic
-    noise_sigma: float = 0.0
+    noise_sigma: float = field(default=0.0, metadata=spec(
+        "", Range(0, 2), "sigma of the lognormal latency noise; 0: none"))
     # CPU memcpy bandwidth for copies between interpreters, GB/s
-    memcpy_gbps: float = 10.0
-    # fixed cost of copying one tensor between interpreters, us
-    copy_fixed_us: float = 2.0
+    memcpy_gbps: float = field(default=10.0, metadata=spec(
+        "GB/s", POS, "memcpy bandwidth between interpreters"))
+    copy_fixed_us: float = field(default=2.0, metadata=spec(
+        "µs", NONNEG, "fixed cost of copying one tensor"))
     # scheduling: fixed cost per dispatched subgraph (wake-up, bookkeeping), us, and the
     # time of one unit of a decision's counted work (a chain step, a candidate), ns
-    scheduler_fixed_us: float = 0.0
-    scheduler_ns_per_op: float = 0.0
+    scheduler_fixed_us: float = field(default=0.0, metadata=spec(
+        "µs", NONNEG, "fixed cost per dispatched subgraph"))
+    scheduler_ns_per_op: float = field(default=0.0, metadata=spec(
+        "ns", NONNEG, "time of one unit of decision work"))
     # memory the app may use for interpreters, arenas and weight copies, MB (0: unlimited)
-    memory_budget_mb: float = 0.0
+    memory_budget_mb: float = field(default=0.0, metadata=spec(
+        "MB", NONNEG, "memory for interpreters; 0: unlimited"))
     # one interpreter's fixed memory (object, op kernels' state), KB
-    interpreter_overhead_kb: float = 0.0
+    interpreter_overhead_kb: float = field(default=0.0, metadata=spec(
+        "KB", NONNEG, "one interpreter's fixed memory"))
     # the rest of the phone while the app runs (display, video decode, idle radios), W
-    rest_of_phone_w: float = 0.0
+    rest_of_phone_w: float = field(default=0.0, metadata=spec(
+        "W", NONNEG, "power of the rest of the phone"))
     mechanisms: MechanismsConf = field(default_factory=MechanismsConf)
     # constant name -> source and confidence tag
     provenance: dict[str, str] = field(default_factory=dict)
@@ -148,7 +171,8 @@ class TwinDeviceBlock:
 @dataclass
 class TwinDeviceConf(DeviceConf):
     _target_: str = "devices.twin.TwinDevice"
-    processors: list[TwinProcessorConf] = field(default_factory=list)
+    processors: list[TwinProcessorConf] = field(
+        default_factory=list, metadata=spec("", ANY, "the processors", non_empty=True))
     twin: TwinDeviceBlock | None = None
 
 

@@ -3,7 +3,9 @@
 A device YAML (``conf/device/*.yaml``) carries one ``twin:`` block per processor and one for
 the device (schemas: :mod:`devices.twin.config`, so Hydra rejects unknown keys and wrong types
 at composition). A block may also be a plain mapping (tests build them so). This module turns
-each into a frozen dataclass once, rejecting what the twin cannot use: an unknown key (a
+each into a frozen dataclass once (the defaults are the schema's, :func:`_defaults`: a
+value such as ``throttle_c`` is written only in :mod:`devices.twin.config`), rejecting what
+the twin cannot use: an unknown key (a
 typo), a missing key, a non-positive throughput or a fraction outside (0, 1]. Every
 rejection is a :class:`~harness.seams.errors.UserError` with a one-line message naming the
 processor and the bad value.
@@ -23,10 +25,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from devices.twin.config import TwinDeviceConf, TwinProcessorConf
+from omegaconf import MISSING
+
+from devices.twin.config import (
+    TwinDeviceBlock,
+    TwinDeviceConf,
+    TwinProcessorBlock,
+    TwinProcessorConf,
+)
 from harness.seams.errors import UserError
 from harness.seams.plan import ProcessorKind, op_ranges
 
@@ -79,23 +88,23 @@ class TwinProcessorSpec:
     capacitance_j_per_k: float
     resistance_k_per_w: float
     #: governor steps one level down per period above this temperature
-    throttle_c: float = 68.0
+    throttle_c: float
     #: ... and one level up per period below throttle_c - hysteresis_c
-    hysteresis_c: float = 3.0
+    hysteresis_c: float
     #: dtype an op of a given dtype is computed in (GPU delegate: float32 -> float16)
-    run_as: Mapping[str, str] = field(default_factory=dict)
+    run_as: Mapping[str, str]
     #: a subgraph takes at least this long on this processor, us
-    invoke_floor_us: float = 0.0
+    invoke_floor_us: float
     #: delegate I/O copies (inputs in, outputs out), GB/s; 0: none
-    io_copy_gbps: float = 0.0
+    io_copy_gbps: float
     #: the delegate keeps its own copy of each subgraph's weights
-    weight_copy: bool = False
+    weight_copy: bool
     #: shutdown temperature, C (0: never)
-    critical_c: float = 0.0
-    calibration: Calibration | None = None
-    provenance: Mapping[str, str] = field(default_factory=dict)
+    critical_c: float
+    calibration: Calibration | None
+    provenance: Mapping[str, str]
     #: (model, op set) -> measured latency alone at the top frequency, ns
-    measured_ns: Mapping[tuple[str, frozenset[int]], float] = field(default_factory=dict)
+    measured_ns: Mapping[tuple[str, frozenset[int]], float]
 
     @property
     def f_max_mhz(self) -> float:
@@ -124,21 +133,21 @@ class TwinDeviceSpec:
     #: thermal governor period, ms
     governor_period_ms: float
     #: sigma of the multiplicative lognormal latency noise (median factor 1); 0 = deterministic
-    noise_sigma: float = 0.0
+    noise_sigma: float
     #: copies between interpreters: CPU memcpy GB/s and a fixed cost per tensor, us
-    memcpy_gbps: float = 10.0
-    copy_fixed_us: float = 2.0
+    memcpy_gbps: float
+    copy_fixed_us: float
     #: scheduling: fixed us per dispatched subgraph, ns per unit of decision work
-    scheduler_fixed_us: float = 0.0
-    scheduler_ns_per_op: float = 0.0
+    scheduler_fixed_us: float
+    scheduler_ns_per_op: float
     #: memory for interpreters, arenas and weight copies, MB (0: unlimited); per interpreter, KB
-    memory_budget_mb: float = 0.0
-    interpreter_overhead_kb: float = 0.0
+    memory_budget_mb: float
+    interpreter_overhead_kb: float
     #: the rest of the phone, W
-    rest_of_phone_w: float = 0.0
+    rest_of_phone_w: float
     #: mechanism switches
-    mechanisms: Mechanisms = field(default_factory=lambda: Mechanisms())
-    provenance: Mapping[str, str] = field(default_factory=dict)
+    mechanisms: Mechanisms
+    provenance: Mapping[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +196,8 @@ _DEVICE_KEYS = {f.name for f in dataclasses.fields(TwinDeviceSpec)}
 
 def parse(conf: TwinDeviceConf) -> TwinSpec:
     """Validate the ``twin:`` blocks of ``conf``."""
-    device = _parse_device(conf.name, _mapping(conf.twin, f"device {conf.name}"))
+    device = _parse_device(conf.name, {**_defaults(TwinDeviceBlock),
+                                       **_mapping(conf.twin, f"device {conf.name}")})
     procs = tuple(_parse_processor(conf.name, p) for p in conf.processors)
     if not procs:
         raise UserError(f"twin {conf.name}: no processors")
@@ -214,10 +224,8 @@ def _check_keys(where: str, raw: Mapping[str, Any], allowed: set[str], required:
 
 
 def _required(cls: type) -> set[str]:
-    return {
-        f.name for f in dataclasses.fields(cls)
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    }
+    """The schema's fields without a default."""
+    return {f.name for f in dataclasses.fields(cls)} - set(_defaults(cls))
 
 
 def _positive(where: str, key: str, value: Any) -> float:
@@ -249,20 +257,26 @@ def _number(where: str, key: str, value: Any) -> float:
 _DEVICE_NONNEG = ("noise_sigma", "transfer_fixed_us", "copy_fixed_us", "scheduler_fixed_us",
                   "scheduler_ns_per_op", "memory_budget_mb", "interpreter_overhead_kb",
                   "rest_of_phone_w")
-_DEVICE_DEFAULTS = {f.name: f.default for f in dataclasses.fields(TwinDeviceSpec)
-                    if f.default is not dataclasses.MISSING}
+def _defaults(cls: type) -> dict[str, Any]:
+    """The schema's defaults (the only place they are written), MISSING ones left out."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        value = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if value is not dataclasses.MISSING and value != MISSING:
+            out[f.name] = value
+    return out
 
 
 def _parse_device(name: str, raw: dict[str, Any]) -> TwinDeviceSpec:
     where = f"device {name}"
-    _check_keys(where, raw, _DEVICE_KEYS, _required(TwinDeviceSpec))
+    _check_keys(where, raw, _DEVICE_KEYS, _required(TwinDeviceBlock))
     values: dict[str, Any] = {"provenance": _strings(where, raw.get("provenance", {})),
                               "mechanisms": _mechanisms(where, raw.get("mechanisms", {}))}
     values["ambient_c"] = _number(where, "ambient_c", raw["ambient_c"])
     for key in _DEVICE_NONNEG:
-        values[key] = _nonneg(where, key, raw[key] if key in raw else _DEVICE_DEFAULTS[key])
+        values[key] = _nonneg(where, key, raw[key])
     for key in _DEVICE_KEYS - set(values):
-        values[key] = _positive(where, key, raw.get(key, _DEVICE_DEFAULTS.get(key)))
+        values[key] = _positive(where, key, raw.get(key))
     return TwinDeviceSpec(**values)
 
 
@@ -279,8 +293,8 @@ def _mechanisms(where: str, raw: Any) -> Mechanisms:
 
 def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
     where = f"{device} processor {conf.name}"
-    raw = _mapping(conf.twin, where)
-    _check_keys(where, raw, _PROCESSOR_KEYS, _required(TwinProcessorSpec) - {"name", "kind"})
+    raw = {**_defaults(TwinProcessorBlock), **_mapping(conf.twin, where)}
+    _check_keys(where, raw, _PROCESSOR_KEYS, _required(TwinProcessorBlock))
     values: dict[str, Any] = {
         "peak_gflops": _peaks(where, raw["peak_gflops"]),
         "efficiency": _efficiency(where, raw["efficiency"]),
@@ -289,13 +303,13 @@ def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
         "run_as": _run_as(where, raw.get("run_as", {})),
         "calibration": _calibration(where, raw.get("calibration")),
         "provenance": _strings(where, raw.get("provenance", {})),
-        "throttle_c": _number(where, "throttle_c", raw.get("throttle_c", 68.0)),
-        "hysteresis_c": _nonneg(where, "hysteresis_c", raw.get("hysteresis_c", 3.0)),
-        "weight_copy": bool(raw.get("weight_copy", False)),
+        "throttle_c": _number(where, "throttle_c", raw["throttle_c"]),
+        "hysteresis_c": _nonneg(where, "hysteresis_c", raw["hysteresis_c"]),
+        "weight_copy": bool(raw["weight_copy"]),
         "measured_ns": _measured(where, raw.get("measured_us", {})),
     }
     for key in ("invoke_floor_us", "io_copy_gbps", "critical_c"):
-        values[key] = _nonneg(where, key, raw.get(key, 0.0))
+        values[key] = _nonneg(where, key, raw[key])
     for key in ("invoke_overhead_us", "dispatch_overhead_us", "static_w"):
         values[key] = _nonneg(where, key, raw[key])
     for key in _PROCESSOR_KEYS - set(values) - {"measured_us"}:

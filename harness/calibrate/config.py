@@ -9,15 +9,19 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from harness.config.schema import ScenarioConf
+from harness.seams.fields import NONNEG, POS, at_least, spec
 
 
 @dataclass
 class ProfileConf:
     # each slice alone: warm-up and measured seconds of its benchmark_model run
-    warmup_s: float = 0.5
-    duration_s: float = 2.0
+    warmup_s: float = field(default=0.5, metadata=spec(
+        "s", NONNEG, "warm-up of each slice's benchmark_model run"))
+    duration_s: float = field(default=2.0, metadata=spec(
+        "s", POS, "measured seconds of each slice's run"))
     # refuse to profile more slices than this (a big model at size 1 has thousands)
-    max_slices: int = 400
+    max_slices: int = field(default=400, metadata=spec(
+        "", at_least(1), "refuse to profile more slices than this"))
 
 
 @dataclass
@@ -27,7 +31,7 @@ class HeatConf:
     # the model it runs back to back; empty: the scenario's first
     model: str = ""
     # how long, s (a few thermal time constants)
-    duration_s: float = 60.0
+    duration_s: float = field(default=60.0, metadata=spec("s", POS, "length of the heat-up trace"))
 
 
 @dataclass
@@ -37,14 +41,16 @@ class CheckConf:
     # the held-out check: vanilla TFLite, every model at once, on the phone and on the twin
     holdout: bool = True
     # the phone's run: measured and warm-up seconds
-    duration_s: float = 10.0
-    warmup_s: float = 1.0
+    duration_s: float = field(default=10.0, metadata=spec("s", POS, "the phone's measured seconds"))
+    warmup_s: float = field(default=1.0, metadata=spec("s", NONNEG, "the phone's warm-up seconds"))
     # the twin's runs, simulated seconds (a twin of tiny models runs thousands of frames per
     # simulated second; a shorter span keeps it quick)
-    twin_duration_s: float = 10.0
-    twin_warmup_s: float = 1.0
+    twin_duration_s: float = field(default=10.0, metadata=spec(
+        "s", POS, "the twin's measured simulated seconds"))
+    twin_warmup_s: float = field(default=1.0, metadata=spec(
+        "s", NONNEG, "the twin's warm-up simulated seconds"))
     # seeds of the twin's runs (the phone's vanilla run is one)
-    seeds: int = 3
+    seeds: int = field(default=3, metadata=spec("", at_least(1), "seeds of the twin's runs"))
 
 
 @dataclass

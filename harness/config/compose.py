@@ -31,7 +31,7 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from harness.config.fields import spec
+from harness.config.reference import find
 from harness.seams.errors import UserError, fail
 
 #: the YAML configs: ``conf/`` beside the ``harness`` package (in a checkout and when
@@ -50,9 +50,9 @@ def one_line(exc: BaseException) -> str:
     """Hydra's or OmegaConf's error as one line that names the bad value and what is allowed:
     the first lines of the error joined (Hydra and OmegaConf add ``full_key:`` lines), the
     first line of its cause (Hydra's "Error merging override" says why only there), a missing
-    option's every alternative, and for a number that is not one, the field's range
-    (:mod:`harness.config.fields`). Hydra's advice to add an unknown key with ``+`` is dropped:
-    the schema refuses it anyway."""
+    option's every alternative, and for a number that is not one, the field's range (its
+    metadata, :mod:`harness.seams.fields`). Hydra's advice to add an unknown key with ``+``
+    is dropped: the schema refuses it anyway."""
     raw = str(exc)
     lines = [ln.strip() for ln in raw.split("\nConfig search path:")[0].splitlines() if ln.strip()]
     lines = [ln for ln in lines if not ln.startswith(_NOISE)]
@@ -82,12 +82,11 @@ def _range_hint(text: str) -> str:
     schema = re.search(r"object_type=(\w+)", text)
     if "could not be converted to" not in text or not key or not schema:
         return ""
-    declared = spec(schema.group(1), key.group(1).rsplit(".", 1)[-1])
+    declared = find(schema.group(1), key.group(1).rsplit(".", 1)[-1])
     kind = "an integer" if "to Integer" in text else "a finite number"
     if declared is None:
         return f"; allowed: {kind}"
-    unit = f" {declared.unit}" if declared.unit else ""
-    return f"; allowed: {kind}, {declared.range.text()}{unit}"
+    return f"; allowed: {kind}, {declared.allowed()}"
 
 
 @contextmanager

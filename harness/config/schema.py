@@ -18,6 +18,8 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from harness.seams.fields import ANY, NONNEG, POS, at_least, spec
+
 
 class Arrival(Enum):
     #: closed loop over frames: ``frames_in_flight`` frames (one request per model each) are
@@ -58,12 +60,12 @@ class ModelConf:
     name: str = MISSING
     # what it is, and how it differs from the paper's model where it does
     description: str = ""
-    # input shape without batch (H, W, C)
-    input_shape: list[int] = field(default_factory=list)
+    input_shape: list[int] = field(
+        default_factory=list, metadata=spec("", at_least(1), "input shape without batch (H, W, C)"))
     # 8-bit integer model
     quantized: bool = False
-    # op count the paper reports (Table III), if any
-    paper_ops: int | None = None
+    paper_ops: int | None = field(default=None, metadata=spec(
+        "ops", NONNEG, "op count the paper reports (Table III)"))
     # a .tflite file to analyze instead of the zoo model (absolute or relative to the working
     # dir); its graph profile is computed on first use and cached by content hash
     path: str | None = None
@@ -74,31 +76,36 @@ class ScenarioConf:
     # short name: frs, ros, single...
     name: str = MISSING
     description: str = ""
-    # models issued per frame: zoo names, .tflite paths, or name:path (harness/models/byo.py)
-    models: list[str] = MISSING
+    models: list[str] = field(default=MISSING, metadata=spec(
+        "", ANY, "models issued per frame: zoo names, .tflite paths or name:path "
+        "(harness/models/byo.py)", non_empty=True))
     arrival: Arrival = Arrival.frames
-    # frame rate for periodic / poisson arrival (frames per second)
-    fps: float = 30.0
-    # measured duration, seconds (after warm-up)
-    duration_s: float = 10.0
-    # warm-up before measurement, seconds (requests issued but not counted)
-    warmup_s: float = 1.0
+    fps: float = field(default=30.0, metadata=spec(
+        "frames/s", POS, "frame rate of periodic and poisson arrival"))
+    duration_s: float = field(default=10.0, metadata=spec(
+        "s", POS, "measured duration, after warm-up"))
+    warmup_s: float = field(default=1.0, metadata=spec(
+        "s", NONNEG, "warm-up before measurement (requests not counted)"))
     # SLO = slo_multiplier x the model's worst single-model latency; 0 disables SLOs
-    slo_multiplier: float = 0.0
-    # closed-loop streams per model (stream arrival)
-    streams_per_model: int = 1
+    slo_multiplier: float = field(default=0.0, metadata=spec(
+        "x", NONNEG, "SLO = this x the model's latency alone; 0: no SLO"))
+    streams_per_model: int = field(default=1, metadata=spec(
+        "", at_least(1), "closed-loop streams per model (stream)"))
     # frames outstanding at once (frames arrival); 2 = a double-buffered camera pipeline
-    frames_in_flight: int = 2
+    frames_in_flight: int = field(default=2, metadata=spec(
+        "", at_least(1), "frames outstanding at once (frames)"))
 
 
 @dataclass
 class SeedsConf:
     # the first repetition's seed; repetition i runs with seed base + i, and every purpose's
     # generator (traffic, latency noise, inputs) is split from that
-    base: int = 0
+    base: int = field(default=0, metadata=spec(
+        "", NONNEG, "the first repetition's seed (repetition i: base + i)"))
     # repetitions of every baseline (each figure is a mean with a 95% interval over them);
     # 0: the device's default (twin 5, host 3)
-    count: int = 0
+    count: int = field(default=0, metadata=spec(
+        "", NONNEG, "repetitions per baseline; 0: the device's default"))
 
 
 @dataclass
@@ -108,8 +115,9 @@ class RunConf:
     scenario: ScenarioConf = MISSING
     # baseline name (as in results and in `run`) -> its config (conf/baseline/*.yaml)
     baselines: dict[str, Any] = field(default_factory=dict)
-    # which baselines to run, in order (names of `baselines` or of `groups`)
-    run: list[str] = field(default_factory=lambda: ["tflite", "band", "adms"])
+    run: list[str] = field(
+        default_factory=lambda: ["tflite", "band", "adms"],
+        metadata=spec("", ANY, "baselines to run, in order (names or groups)", non_empty=True))
     # a name for several baselines (expanded in `run`); a group named *_best is also reported
     # as its member with the highest mean FPS
     groups: dict[str, list[str]] = field(default_factory=dict)
@@ -118,7 +126,8 @@ class RunConf:
     zoo_cache: str = ".cache/zoo"
     # sensor sampling interval, ms: the device is read this often, every reading is recorded,
     # and schedulers see the latest (the Processor Monitor's cache, paper Section 3.3)
-    sensor_interval_ms: float = 100.0
+    sensor_interval_ms: float = field(default=100.0, metadata=spec(
+        "ms", at_least(1), "sensor sampling interval"))
     # print the plan and stop, measuring nothing
     dry_run: bool = False
     # write plots (PNG) into the run folder

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from harness.seams.fields import NONNEG, spec
+
 
 @dataclass
 class PhoneEntry:
@@ -42,7 +44,8 @@ class MatrixConf:
     scenarios: list[str] = field(default_factory=lambda: ["frs"])
     # baselines of every device (a device's own list replaces it)
     baselines: list[str] = field(default_factory=lambda: ["tflite", "band"])
-    seeds: list[int] = field(default_factory=lambda: [0])
+    seeds: list[int] = field(default_factory=lambda: [0],
+                             metadata=spec("", NONNEG, "seeds of every cell"))
     # overrides of every cell (e.g. scenario.duration_s=30 plots=false)
     overrides: list[str] = field(default_factory=list)
 
@@ -63,10 +66,12 @@ class FarmConf:
     launchers: dict[str, list[str]] = field(default_factory=dict)
     # per-serial lock files live here; a job waits this long for a phone, s
     lock_dir: str = "results/farm/.locks"
-    lock_timeout_s: float = 3600.0
+    lock_timeout_s: float = field(default=3600.0, metadata=spec(
+        "s", NONNEG, "how long a job waits for a phone's lock"))
     # metric -> the percent it may worsen before it is a regression (noisy ones wider)
-    thresholds: dict[str, float] = field(default_factory=lambda: {
-        "fps": 10.0, "latency_p90_ms": 25.0})
+    thresholds: dict[str, float] = field(
+        default_factory=lambda: {"fps": 10.0, "latency_p90_ms": 25.0},
+        metadata=spec("%", NONNEG, "how much a metric may worsen before it is a regression"))
     # write PNG plots into the report
     plots: bool = True
 

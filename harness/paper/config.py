@@ -15,38 +15,54 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from harness.seams.fields import NONNEG, POS, at_least, spec
+
 
 @dataclass
 class ModeConf:
     # seeds per run (a figure is a mean with its 95% interval over seeds)
-    seeds: int = MISSING
+    seeds: int = field(default=MISSING, metadata=spec("", at_least(1), "seeds per run"))
     # seeds of the long runs (thermal stress, 30-minute failure test)
-    long_seeds: int = MISSING
+    long_seeds: int = field(default=MISSING, metadata=spec(
+        "", at_least(1), "seeds of the long runs"))
     # measured seconds and warm-up seconds of an ordinary run
-    duration_s: float = MISSING
-    warmup_s: float = MISSING
+    duration_s: float = field(default=MISSING, metadata=spec(
+        "s", POS, "measured seconds of an ordinary run"))
+    warmup_s: float = field(default=MISSING, metadata=spec(
+        "s", NONNEG, "warm-up seconds of an ordinary run"))
     # Table II: concurrent copies of MobileNetV1 per processor, and the devices beside `device`
-    table2_copies: list[int] = field(default_factory=list)
+    table2_copies: list[int] = field(
+        default_factory=list, metadata=spec(
+            "", at_least(1), "Table II: concurrent copies per processor"))
     table2_also: list[str] = field(default_factory=list)
     # Tables III and V: the models run alone (Band and ADMS)
     single_models: list[str] = field(default_factory=list)
     # Figure 6: ADMS window sizes forced on DeepLabV3 (beside the tuner's own pick)
-    fig6_windows: list[int] = field(default_factory=list)
+    fig6_windows: list[int] = field(
+        default_factory=list, metadata=spec(
+            "ops", at_least(1), "Figure 6: window sizes forced on DeepLabV3"))
     # Figure 8: scenarios, and the devices beside `device`
     fig8_scenarios: list[str] = field(default_factory=list)
     fig8_also: list[str] = field(default_factory=list)
     # Figure 9: SLO multipliers
-    fig9_multipliers: list[float] = field(default_factory=list)
+    fig9_multipliers: list[float] = field(default_factory=list,
+                                          metadata=spec("x", NONNEG, "Figure 9: SLO multipliers"))
     # Figure 10: measured seconds (two ArcFace-ResNet50 take ~0.3 s a pair on the P20 twin)
-    fig10_duration_s: float = MISSING
+    fig10_duration_s: float = field(default=MISSING, metadata=spec(
+        "s", POS, "Figure 10: measured seconds"))
     # Table VI / Figure 11: measured seconds of the power trace (the paper: 60)
-    power_duration_s: float = MISSING
+    power_duration_s: float = field(default=MISSING, metadata=spec(
+        "s", POS, "Table VI / Figure 11: measured seconds of the power trace"))
     # Figure 12 / Table VII: thermal stress seconds at 35 C (the paper's figure: 600; its
     # ADMS throttles at 13.9 min, so the table needs longer), the failure test's seconds
-    thermal_duration_s: float = MISSING
-    failure_duration_s: float = MISSING
+    thermal_duration_s: float = field(default=MISSING, metadata=spec(
+        "s", POS, "Figure 12 / Table VII: thermal stress seconds"))
+    failure_duration_s: float = field(default=MISSING, metadata=spec(
+        "s", POS, "Table VII: the failure test's seconds"))
     # Table VII: how many distinct models run at once (the first N of concurrency_models)
-    concurrency_counts: list[int] = field(default_factory=list)
+    concurrency_counts: list[int] = field(
+        default_factory=list, metadata=spec(
+            "", at_least(1), "Table VII: distinct models run at once"))
     # the ablations: scenario and baselines (ADMS first)
     ablation_scenario: str = "frs"
     ablations: list[str] = field(default_factory=list)
@@ -70,7 +86,8 @@ class PaperConf:
     # Table VII's high-concurrency test: distinct zoo models, taken in this order
     concurrency_models: list[str] = field(default_factory=list)
     # seconds a notebook may take before it is stopped
-    notebook_timeout_s: int = 1800
+    notebook_timeout_s: int = field(default=1800, metadata=spec(
+        "s", POS, "a notebook is stopped after this long"))
     modes: dict[str, ModeConf] = field(default_factory=dict)
 
     @property

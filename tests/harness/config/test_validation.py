@@ -1,6 +1,6 @@
 """Every bad value is stopped at composition with one line naming it.
 
-For every numeric field declared in :mod:`harness.config.fields` (every schema), hypothesis
+For every numeric field whose metadata declares a range (every registered schema), hypothesis
 draws values out of range, non-finite values and values of the wrong type; for every
 closed-set field (an Enum), a value outside the set. Each must be refused: in process (the
 bulk), a :class:`UserError` of one line naming the key; through ``python -m harness`` (a
@@ -26,12 +26,12 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness.config import reference
 from harness.config.compose import compose, to_object
-from harness.config.fields import FIELDS, Range
 from harness.config.schema import RunConf, ScenarioConf, SeedsConf
 from harness.config.validate import check, check_keys
 from harness.experiment.components import device_class, policy_class, register
 from harness.experiment.session import compose_run
 from harness.seams.errors import UserError
+from harness.seams.fields import Range, declared
 from tests.fixtures.paths import REPO
 
 #: where each schema sits in a composed run (device k50pro twin, host, a baseline)
@@ -56,8 +56,9 @@ FREE_KEYS = {"measured_us"}
 def declared_numbers() -> list[tuple[str, str, Range]]:
     """(override key, device override, range) of every declared number a run composes."""
     out = []
-    for schema, specs in FIELDS.items():
-        where = PREFIX.get(schema)
+    reference.register_all()
+    for cls in reference.schemas():
+        where, specs = PREFIX.get(cls.__name__), declared(cls)
         if where is None:
             continue
         device = where[0] if where[0].startswith("device=") else ""

@@ -28,7 +28,7 @@ from harness.reporting.bound import ModelWork, frame_rate_bound
 from harness.seams.fields import check
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
-from harness.seams.policy import PolicyContext, ProfileFn
+from harness.seams.policy import PolicyContext, ProfileFn, Runner
 from harness.seams.records import Completion
 from harness.seams.view import Decision, SchedulerView
 
@@ -37,6 +37,8 @@ class AdmsPolicy:
     """ADMS: window-tuned analysis and state-aware multi-factor scheduling."""
 
     Conf: ClassVar[type] = AdmsConf
+    #: only the runtime runs it (a phone has no executor for it yet)
+    runner: ClassVar[Runner] = Runner.RUNTIME
     reinsert_front = True
 
     def __init__(
@@ -63,6 +65,10 @@ class AdmsPolicy:
         self.scheduler = AdmsScheduler(conf, self.estimator, conf.implicit_slo_factor)
         #: the tuner's choice per model (for reports)
         self.tuned: dict[str, Tuned] = {}
+
+    @classmethod
+    def check_device(cls, name: str, kind: str) -> None:
+        """Every device kind runs it (written out, not inherited: a compiled class)."""
 
     @classmethod
     def from_config(cls, conf: AdmsConf, context: PolicyContext) -> AdmsPolicy:

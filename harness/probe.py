@@ -45,9 +45,9 @@ def compose_config(overrides: Sequence[str]) -> ProbeConf:
     ConfigStore.instance().store(name="probe_schema", node=ProbeConf)
     conf: ProbeConf = to_object(compose("probe", overrides), ProbeConf)
     cls = device_class(conf.device)
-    if cls.kind != "adb":
+    if cls.kind.word != "adb":
         raise UserError(f"python -m harness.probe probes a phone over adb; device "
-                        f"{getattr(conf.device, 'name', '?')!r} is a {cls.kind} device")
+                        f"{getattr(conf.device, 'name', '?')!r} is a {cls.kind.word} device")
     conf.device = typed(conf.device, cls)
     assert isinstance(conf.device, AdbDeviceConf)
     return conf

@@ -35,7 +35,7 @@ from harness.seams.errors import UserError
 from harness.seams.fields import check
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
-from harness.seams.policy import PolicyContext
+from harness.seams.policy import PolicyContext, Runner
 from harness.seams.records import Completion
 from harness.seams.view import Decision, SchedulerView
 
@@ -82,6 +82,8 @@ class BandPolicy:
     """
 
     Conf: ClassVar[type] = BandConf
+    #: Band: a phone runs it with Band's own ``band_benchmark``
+    runner: ClassVar[Runner] = Runner.BAND
     reinsert_front = True
 
     def __init__(
@@ -100,6 +102,10 @@ class BandPolicy:
         self.scheduler = SCHEDULERS[conf.scheduler](queue_head, conf.drop_on_slo)
         self.scheduler.slo_as_written = conf.slo_check is SloCheck.written
         self._worker_map = dict(worker_map or {})
+
+    @classmethod
+    def check_device(cls, name: str, kind: str) -> None:
+        """Every device kind runs it (written out, not inherited: a compiled class)."""
 
     @classmethod
     def from_config(cls, conf: BandConf, context: PolicyContext) -> BandPolicy:

@@ -124,7 +124,7 @@ class _Round:
         return True
 
     def decision(self) -> Decision:
-        return Decision(tuple(self.assignments), tuple(self.drops), self.work)
+        return Decision(tuple(self.assignments), tuple(self.drops), work=self.work)
 
 
 # Mirrors band/backend/tfl/model_executor.cc GetLargestSubgraphKey (most ops, first wins).

@@ -25,7 +25,7 @@ from baselines.tflite.plan import tflite_plan
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
-from harness.seams.policy import PolicyContext, ProfileFn
+from harness.seams.policy import PolicyContext, ProfileFn, Runner
 from harness.seams.records import Completion
 from harness.seams.view import Assignment, Decision, SchedulerView
 
@@ -42,6 +42,8 @@ class TflitePolicy:
     """
 
     Conf: ClassVar[type] = TfliteConf
+    #: vanilla TFLite: a phone runs it with the stock ``benchmark_model``
+    runner: ClassVar[Runner] = Runner.TFLITE
     reinsert_front = True
 
     def __init__(
@@ -65,6 +67,10 @@ class TflitePolicy:
         #: model -> processor, once placed
         self.assignment: dict[str, str] = {}
         self._profiled: dict[tuple[str, int], int] = {}
+
+    @classmethod
+    def check_device(cls, name: str, kind: str) -> None:
+        """Every device kind runs it (written out, not inherited: a compiled class)."""
 
     @classmethod
     def from_config(cls, conf: TfliteConf, context: PolicyContext) -> TflitePolicy:

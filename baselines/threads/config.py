@@ -9,7 +9,8 @@ from hydra.core.config_store import ConfigStore
 from harness.config.schema import BaselineConf
 from harness.seams.fields import NONNEG, at_least, spec
 
-#: the ``_target_`` of the baseline: the host device recognises its runs by it
+#: the ``_target_`` of the baseline (its class declares ``Runner.THREADS``, which the host
+#: device runs)
 TARGET = "baselines.threads.ThreadsBaseline"
 
 

@@ -13,16 +13,18 @@ from typing import Any, ClassVar
 
 from baselines.threads.config import ThreadsConf
 from harness.seams.errors import UserError
-from harness.seams.policy import PolicyContext
+from harness.seams.policy import PolicyContext, PolicyDefaults, Runner
 
 #: the only device kind that runs the baseline
 HOST = "host"
 
 
-class ThreadsBaseline:
+class ThreadsBaseline(PolicyDefaults):
     """Plain LiteRT threads; run by the host device, refused elsewhere."""
 
     Conf: ClassVar[type] = ThreadsConf
+    #: the host device runs it with its own threads
+    runner: ClassVar[Runner] = Runner.THREADS
 
     @classmethod
     def check_device(cls, name: str, kind: str) -> None:

@@ -34,10 +34,11 @@ from devices.adb.sensors import loop_script, parse_log, samples_for
 from devices.adb.vanilla import run_vanilla
 from devices.opsupport import delegate_limits, fallback_processor, unsupported_ops
 from harness.runtime.clocks import WallClock
-from harness.seams.device import BaselineRun, DeviceContext, RowSink
+from harness.seams.device import BaselineRun, DeviceContext, DeviceDefaults, DeviceKind, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.policy import Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 
 NO_EXECUTOR = (
@@ -46,28 +47,26 @@ NO_EXECUTOR = (
     "(device=k50pro|p20|mi6, or a twin calibrated from this phone's single-model "
     "benchmark_model runs with devices/twin/calibrate.py), and tflite/band on the phone: "
     "run=[tflite,band]")
-#: the package a baseline's _target_ lives in -> the runner of that baseline on a phone
-RUNNERS: dict[str, Callable[[Phone, BaselineRun, RowSink, Mapping[str, Path]], dict[str, Any]]]
-RUNNERS = {"baselines.tflite": run_vanilla, "baselines.band": run_band}
+#: the baselines a phone runs with its own tools: runner -> how
+RUNNERS: dict[Runner, Callable[[Phone, BaselineRun, RowSink, Mapping[str, Path]], dict[str, Any]]]
+RUNNERS = {Runner.TFLITE: run_vanilla, Runner.BAND: run_band}
 
 
-def runner_for(name: str, conf: Any) -> Callable[..., dict[str, Any]]:
-    """The phone runner of baseline ``name`` (by its config's ``_target_``)."""
-    target = str(getattr(conf, "_target_", "") or "")
-    for package, runner in RUNNERS.items():
-        if target.startswith(package + "."):
-            return runner
-    if target.startswith("adms."):
-        raise UserError(f"baseline {name!r} (ADMS) cannot run on a phone yet: {NO_EXECUTOR}")
-    raise UserError(f"baseline {name!r} ({target}) has no runner on a phone; the phone runs "
-                    f"vanilla TFLite (benchmark_model) and Band (band_benchmark)")
+def runner_for(name: str, runner: Runner) -> Callable[..., dict[str, Any]]:
+    """The phone's tool run of baseline ``name``, by what it is (its declared runner)."""
+    if runner in RUNNERS:
+        return RUNNERS[runner]
+    if runner is Runner.RUNTIME:
+        raise UserError(f"baseline {name!r} cannot run on a phone yet: {NO_EXECUTOR}")
+    raise UserError(f"baseline {name!r} ({runner.value}) has no runner on a phone; the phone "
+                    f"runs vanilla TFLite (benchmark_model) and Band (band_benchmark)")
 
 
-class AdbDevice:
+class AdbDevice(DeviceDefaults):
     """A phone over adb; see the module docstring."""
 
     Conf: ClassVar[type] = AdbDeviceConf
-    kind: ClassVar[str] = "adb"
+    kind: ClassVar[DeviceKind] = DeviceKind("adb", "PHONE over adb (real measurements)")
     needs_model_files: ClassVar[bool] = True
     #: a phone's repetitions take real minutes
     default_seeds: ClassVar[int] = 3
@@ -84,11 +83,11 @@ class AdbDevice:
 
     @classmethod
     def prepare_run(cls, conf: AdbDeviceConf, run: Sequence[str],
-                    baselines: Mapping[str, Any], dry_run: bool) -> AdbDeviceConf:
+                    runners: Mapping[str, Runner], dry_run: bool) -> AdbDeviceConf:
         """Before anything runs: refuse baselines a phone cannot run; name the generic
         config (``name: adb``) after the phone's probed model."""
         for name in run:
-            runner_for(name, baselines.get(name))
+            runner_for(name, runners[name])
         if dry_run or conf.name != "adb":
             return conf
         conf.name = connect(conf).facts.model
@@ -96,12 +95,12 @@ class AdbDevice:
 
     # -- BaselineRunner --------------------------------------------------------------------
 
-    def runs_baseline(self, name: str, conf: Any) -> bool:
+    def runs_baseline(self, runner: Runner) -> bool:
         """Every baseline: the phone runs it with its own tools, or refuses it."""
         return True
 
     def run_baseline(self, run: BaselineRun, sink: RowSink) -> Mapping[str, object]:
-        runner = runner_for(run.name, run.conf)
+        runner = runner_for(run.name, run.runner)
         facts = runner(self.phone, run, sink, self.paths)
         return {"device": self.describe(), **facts}
 
@@ -109,7 +108,7 @@ class AdbDevice:
 
     def describe(self) -> DeviceInfo:
         procs = self.conf.processors
-        return DeviceInfo(self.phone.facts.model, self.kind,
+        return DeviceInfo(self.phone.facts.model, self.kind.word,
                           tuple(Processor(p.name, p.kind) for p in procs),
                           self.phone.describe(), fallback_processor(procs),
                           delegate_limits(procs))

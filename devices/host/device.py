@@ -50,7 +50,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -66,25 +66,26 @@ from devices.host.sensors import HostSensors
 from devices.host.slicekey import SliceKey as SliceKey
 from devices.host.slicekey import describe_slice, slice_key
 from devices.host.spec import HostProcessorSpec, parse_device
-from devices.host.threads import HostFacts, is_threads, run_threads
+from devices.host.threads import HostFacts, run_threads
 from devices.host.workers import Worker, litert_version, xnnpack_unsupported_ops
 from devices.opsupport import delegate_limits, fallback_processor
 from devices.processors import SupportRules
 from harness.runtime.clocks import WallClock
-from harness.seams.device import BaselineRun, DeviceContext, RowSink
+from harness.seams.device import BaselineRun, DeviceContext, DeviceDefaults, DeviceKind, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.policy import Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 
 log = logging.getLogger(__name__)
 
 
-class HostDevice:
+class HostDevice(DeviceDefaults):
     """Runs subgraphs of real models on worker threads; see the module docstring."""
 
     Conf: ClassVar[type] = HostDeviceConf
-    kind: ClassVar[str] = "host"
+    kind: ClassVar[DeviceKind] = DeviceKind("host", "THIS MACHINE (real measurements)")
     needs_model_files: ClassVar[bool] = True
     #: real runs take real time: fewer repetitions by default
     default_seeds: ClassVar[int] = 3
@@ -145,10 +146,10 @@ class HostDevice:
 
     # -- BaselineRunner: the threads baseline ------------------------------------------------
 
-    def runs_baseline(self, name: str, conf: Any) -> bool:
-        """The ``threads`` baseline only (:mod:`devices.host.threads`); the runtime drives
-        every other one through :meth:`start`."""
-        return is_threads(conf)
+    def runs_baseline(self, runner: Runner) -> bool:
+        """Plain threads only (:mod:`devices.host.threads`); the runtime drives every other
+        baseline through :meth:`start`."""
+        return runner is Runner.THREADS
 
     def run_baseline(self, run: BaselineRun, sink: RowSink) -> Mapping[str, object]:
         """Run the scenario as one interpreter per model in its own thread."""
@@ -161,7 +162,7 @@ class HostDevice:
 
     def describe(self) -> DeviceInfo:
         return DeviceInfo(
-            name=self.conf.name, kind=self.kind,
+            name=self.conf.name, kind=self.kind.word,
             processors=tuple(s.processor for s in self.specs.values()), facts=self.facts(),
             fallback=fallback_processor(self.conf.processors),
             delegates=delegate_limits(self.conf.processors),

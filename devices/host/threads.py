@@ -52,18 +52,10 @@ from harness.seams.records import Completion, Request, SensorSample
 from harness.seams.units import NS_PER_MS, NS_PER_S
 from harness.seams.view import Assignment, Decision, SchedulerView
 
-#: the ``_target_`` of the ``threads`` baseline's config (``baselines.threads.config.TARGET``;
-#: a device imports no policy, so the name is written here too)
-THREADS_TARGET = "baselines.threads.ThreadsBaseline"
 #: how long a run may go on after the last request was issued, to finish inferences in flight
 DRAIN_NS = 5 * NS_PER_S
 #: how often the device's sensors are read during the run
 SENSOR_INTERVAL_NS = 100 * NS_PER_MS
-
-
-def is_threads(conf: Any) -> bool:
-    """Whether a baseline config is the ``threads`` baseline's."""
-    return str(getattr(conf, "_target_", "") or "") == THREADS_TARGET
 
 
 def lane_name(model: str) -> str:
@@ -118,8 +110,9 @@ class FirstComeFirstServed:
         """Nothing to learn: the assignment is fixed."""
 
     def schedule(self, view: SchedulerView) -> Decision:
-        return Decision(tuple(Assignment(job.job_id, view.plans[job.model].subgraphs[0])
-                              for job in view.queue))
+        out = tuple(Assignment(job.job_id, view.plans[job.model].subgraphs[0])
+                    for job in view.queue)
+        return Decision(out, work=len(out))  # one step per job (the host charges real time)
 
     def observe(self, completion: Completion) -> None:
         """Nothing to learn: the assignment is fixed."""

@@ -30,7 +30,7 @@ while it runs affects only later subgraphs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Final
 
 import numpy as np
@@ -45,10 +45,11 @@ from devices.twin.memory import Memory
 from devices.twin.spec import TwinProcessorSpec, TwinSpec, parse
 from devices.twin.tensors import TensorLocations
 from harness.runtime.clocks import SimClock
-from harness.seams.device import DeviceContext
+from harness.seams.device import DeviceContext, DeviceKind
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.policy import Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 from harness.seams.units import NS_PER_S, round_int
 
@@ -67,7 +68,7 @@ class TwinDevice:
     """A simulated phone (see the module docstring)."""
 
     Conf: ClassVar[type] = TwinDeviceConf
-    kind: ClassVar[str] = "twin"
+    kind: ClassVar[DeviceKind] = DeviceKind("twin", "SIMULATION (digital twin)")
     needs_model_files: ClassVar[bool] = False
     #: a simulation is cheap to repeat
     default_seeds: ClassVar[int] = 5
@@ -115,6 +116,13 @@ class TwinDevice:
         """A cold twin (ambient temperature) in its own SimPy environment."""
         return cls(conf, simpy.Environment(), context.rng, context.graphs)
 
+    @classmethod
+    def prepare_run(cls, conf: TwinDeviceConf, run: Sequence[str],
+                    runners: Mapping[str, Runner], dry_run: bool) -> TwinDeviceConf:
+        """Nothing to check: the runtime runs every baseline on a twin (written out, not
+        inherited from :class:`~harness.seams.device.DeviceDefaults`: a compiled class)."""
+        return conf
+
     # -- Device protocol ---------------------------------------------------------------------
 
     def describe(self) -> DeviceInfo:
@@ -128,7 +136,7 @@ class TwinDevice:
             "calibration": {p.name: _calibration_fact(p) for p in self.spec.processors},
             "provenance": self.spec.provenance(),
         }
-        return DeviceInfo(self.spec.name, self.kind, procs, facts,
+        return DeviceInfo(self.spec.name, self.kind.word, procs, facts,
                           fallback_processor(self.conf.processors),
                           delegate_limits(self.conf.processors))
 

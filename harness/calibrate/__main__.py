@@ -46,9 +46,9 @@ def compose_config(overrides: Sequence[str]) -> CalibrateConf:
     register()
     conf: CalibrateConf = to_object(compose("calibrate", overrides), CalibrateConf)
     cls = device_class(conf.device)
-    if cls.kind != "adb":
+    if cls.kind.word != "adb":
         raise UserError(f"python -m harness.calibrate calibrates from a phone over adb; device "
-                        f"{getattr(conf.device, 'name', '?')!r} is a {cls.kind} device")
+                        f"{getattr(conf.device, 'name', '?')!r} is a {cls.kind.word} device")
     conf.device = typed(conf.device, cls)
     assert isinstance(conf.device, AdbDeviceConf)
     return conf

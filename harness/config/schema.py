@@ -122,6 +122,9 @@ class RunConf:
     # as its member with the highest mean FPS
     groups: dict[str, list[str]] = field(default_factory=dict)
     seed: SeedsConf = field(default_factory=SeedsConf)
+    # metrics the run adds to the harness's own: name -> a node whose _target_ names a
+    # harness.reporting.measures.Metric (conf/metric/*.yaml; +metric@metrics.<name>=<file>)
+    metrics: dict[str, Any] = field(default_factory=dict)
     # where the model zoo's .tflite cache lives (relative to the working dir or absolute)
     zoo_cache: str = ".cache/zoo"
     # sensor sampling interval, ms: the device is read this often, every reading is recorded,

@@ -30,7 +30,7 @@ import numpy as np
 from harness.config.schema import RunConf
 from harness.experiment.bounds import BoundCache, as_run, work_of
 from harness.experiment.bounds import facts as bound_facts
-from harness.experiment.components import build_policy, open_device
+from harness.experiment.components import build_policy, open_device, policy_class
 from harness.experiment.models import Models
 from harness.experiment.recording import RunRows
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
@@ -74,9 +74,10 @@ def run_baseline(
     rngs = seeds(seed)
     device = open_device(cfg.device, device_context(cfg, models, rngs))
     try:
-        conf = cfg.baselines[name]
-        if isinstance(device, BaselineRunner) and device.runs_baseline(name, conf):
-            run = BaselineRun(name, conf, cfg.scenario, seed, rngs, progress)
+        runner = policy_class(name, cfg.baselines).runner
+        if isinstance(device, BaselineRunner) and device.runs_baseline(runner):
+            run = BaselineRun(name, runner, cfg.baselines[name], cfg.scenario, seed, rngs,
+                              progress)
             return dict(device.run_baseline(run, recorder))
         return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs,
                        bounds or BoundCache())

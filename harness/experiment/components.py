@@ -21,9 +21,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness.config.compose import to_object
 from harness.config.schema import RunConf
-from harness.seams.device import Device, DeviceClass, DeviceContext
+from harness.seams.device import Device, DeviceClass, DeviceContext, DeviceDefaults, DeviceKind
 from harness.seams.errors import UserError
-from harness.seams.policy import Policy, PolicyClass, PolicyContext
+from harness.seams.policy import Policy, PolicyClass, PolicyContext, PolicyDefaults
 
 
 def register() -> None:
@@ -72,8 +72,29 @@ def typed(node: Any, cls: Any) -> Any:
     return to_object(raw, cls.Conf)
 
 
+#: the members a device class and a policy class must have (the optional ones' defaults are
+#: :class:`~harness.seams.device.DeviceDefaults` and :class:`~harness.seams.policy.PolicyDefaults`)
+DEVICE_MEMBERS = ("kind", "needs_model_files", "default_seeds", "open", "prepare_run")
+POLICY_MEMBERS = ("runner", "from_config", "check_device")
+
+
+def conforming(cls: Any, members: tuple[str, ...], defaults: type, what: str) -> Any:
+    """``cls``, once it has every member of its protocol: a missing one is a UserError
+    naming the class its default comes from."""
+    missing = [m for m in members if not hasattr(cls, m)]
+    if missing:
+        raise UserError(f"{what}: {cls.__module__}.{cls.__qualname__} lacks "
+                        f"{', '.join(missing)}; inherit {defaults.__module__}."
+                        f"{defaults.__qualname__} for the defaults")
+    return cls
+
+
 def device_class(node: Any) -> DeviceClass:
-    cls: DeviceClass = component_class(node, "device")
+    cls: DeviceClass = conforming(component_class(node, "device"), DEVICE_MEMBERS,
+                                  DeviceDefaults, "device")
+    if not isinstance(cls.kind, DeviceKind):
+        raise UserError(f"device: {target_of(node, 'device')}.kind must be a "
+                        f"harness.seams.device.DeviceKind (its word and meaning)")
     return cls
 
 
@@ -90,7 +111,9 @@ def policy_class(name: str, baselines: Any) -> PolicyClass:
         allowed = ", ".join(baselines) or "none"
         raise UserError(f"unknown baseline {name!r}; allowed: {allowed} (a new one needs "
                         f"+baseline@baselines.{name}=<its config>)")
-    cls: PolicyClass = component_class(baselines[name], f"baseline {name!r}")
+    what = f"baseline {name!r}"
+    cls: PolicyClass = conforming(component_class(baselines[name], what), POLICY_MEMBERS,
+                                  PolicyDefaults, what)
     return cls
 
 
@@ -99,25 +122,21 @@ def resolve(cfg: RunConf) -> RunConf:
     baseline named in ``run`` (directly or through a group) present: all checked before
     anything runs.
 
-    A device class may also check the run before it starts and fill in what only its
-    hardware knows, with a classmethod ``prepare_run(conf, run, baselines, dry_run) -> conf``
-    (a phone refuses baselines it cannot run and names itself after its probed model). A
-    policy class may refuse a device kind with a classmethod ``check_device(name, kind)``
-    (``threads`` runs only on the host)."""
+    Each baseline's class may refuse the device's kind (``check_device``: ``threads`` runs
+    only on the host); then the device class checks the run and fills in what only its
+    hardware knows (``prepare_run``: a phone refuses baselines it cannot run and names itself
+    after its probed model). Both are members of the classes' protocols."""
     cls = device_class(cfg.device)
     device = typed(cfg.device, cls)
     baselines = {name: typed(node, policy_class(name, cfg.baselines))
                  for name, node in cfg.baselines.items()}
     resolved = dataclasses.replace(cfg, device=device, baselines=baselines)
-    for name in baselines_to_run(resolved):
-        check = getattr(policy_class(name, baselines), "check_device", None)
-        if callable(check):
-            check(name, cls.kind)
-    prepare = getattr(cls, "prepare_run", None)
-    if callable(prepare):
-        device = prepare(device, baselines_to_run(resolved), baselines, cfg.dry_run)
-        resolved = dataclasses.replace(resolved, device=device)
-    return resolved
+    run = baselines_to_run(resolved)
+    for name in run:
+        policy_class(name, baselines).check_device(name, cls.kind.word)
+    runners = {name: policy_class(name, baselines).runner for name in run}
+    device = cls.prepare_run(device, run, runners, cfg.dry_run)
+    return dataclasses.replace(resolved, device=device)
 
 
 def baselines_to_run(cfg: RunConf) -> list[str]:

@@ -44,16 +44,12 @@ from harness.experiment.components import (
     seed_list,
 )
 from harness.experiment.models import Models, check_names, load_models, model_names
-from harness.reporting.report import KIND_MEANING, WIDE
+from harness.reporting.measures import added
+from harness.reporting.report import WIDE
 from harness.reporting.store import RunRecorder, load_run
+from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure, UserError
 from harness.seams.units import NS_PER_S
-
-
-def kind_words(kind: str) -> str:
-    """What produced the numbers, in words a reader cannot miss."""
-    return f"{kind.upper()} = {KIND_MEANING[kind]}"
-
 
 PACKAGES = ("ai-edge-litert", "numpy", "simpy", "hydra-core", "pandas", "adbutils")
 #: the progress bar is updated at most this often (wall seconds)
@@ -70,9 +66,11 @@ def compose_run(overrides: list[str] | tuple[str, ...] = ()) -> tuple[RunConf, D
 
 def checked(cfg: RunConf, raw: DictConfig) -> RunConf:
     """The resolved run, held to every field's spec and free of unknown keys
-    (:mod:`harness.config.validate`), its models named correctly: all before anything runs."""
+    (:mod:`harness.config.validate`), its models named correctly and its added metrics
+    importable (:func:`~harness.reporting.measures.added`): all before anything runs."""
     check_all(raw, cfg)
     check_names(cfg.scenario.name, list(cfg.scenario.models))
+    added(cfg.metrics)
     return cfg
 
 
@@ -85,7 +83,8 @@ def run(overrides: list[str], output_dir: str | Path, report: bool = True) -> Pa
     return run_session(cfg, raw, str(output_dir), report)
 
 
-def device_kind(cfg: RunConf) -> str:
+def device_kind(cfg: RunConf) -> DeviceKind:
+    """What produced the numbers, as the device's class declares it."""
     return device_class(cfg.device).kind
 
 
@@ -100,7 +99,7 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = T
     folder = Path(output_dir)
     cfg = checked(resolve(cfg), raw)
     kind = device_kind(cfg)
-    console.print(f"[bold]{kind_words(kind)}[/bold]")
+    console.print(f"[bold]{kind.words}[/bold]")
     console.print(_plan_line(cfg, kind))
     if cfg.dry_run:
         console.print(OmegaConf.to_yaml(raw))
@@ -216,10 +215,10 @@ def signals_ignored() -> Any:
     return _handlers(_note_only)
 
 
-def _plan_line(cfg: RunConf, kind: str) -> str:
+def _plan_line(cfg: RunConf, kind: DeviceKind) -> str:
     sc, seeds = cfg.scenario, seed_list(cfg)
     return (
-        f"device={cfg.device.name} ({kind}) scenario={sc.name} "
+        f"device={cfg.device.name} ({kind.word}) scenario={sc.name} "
         f"models={','.join(sc.models)} arrival={sc.arrival.value} duration={sc.duration_s}s "
         f"warmup={sc.warmup_s}s baselines={','.join(baselines_to_run(cfg))} "
         f"seeds={seeds[0]}..{seeds[-1]} ({len(seeds)})"
@@ -318,8 +317,9 @@ def _write_manifest(
         "duration_s": cfg.scenario.duration_s,
         "warmup_s": cfg.scenario.warmup_s,
         "device": cfg.device.name,
-        "device_kind": device_kind(cfg),
-        "kind_words": kind_words(device_kind(cfg)),
+        "device_kind": device_kind(cfg).word,
+        "kind_meaning": device_kind(cfg).meaning,
+        "kind_words": device_kind(cfg).words,
         "scenario": cfg.scenario.name,
         "baselines": baselines_to_run(cfg),
         # the groups `run` asked for (a *_best group is reported as one more row)

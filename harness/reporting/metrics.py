@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike
 
 from harness.reporting.frames import frames as frames
 from harness.reporting.frames import frames_of
+from harness.reporting.measures import BUILT_IN, Metric, SeedRows, declared_in
 from harness.reporting.outcomes import (
     NS_PER_S,
     Span,
@@ -58,6 +59,9 @@ class Metrics:
     scenario: pd.DataFrame
     models: pd.DataFrame
     processors: pd.DataFrame
+    #: the metrics declared for the run (:mod:`harness.reporting.measures`): the built-in
+    #: ones and those its config adds; summaries and printed tables read them
+    declared: tuple[Metric, ...] = BUILT_IN
 
 
 def seeds_of(run: RunData) -> list[int]:
@@ -101,13 +105,17 @@ def _per_seed(run: RunData, table: Callable[[pd.DataFrame, pd.DataFrame, pd.Data
 
 def compute(run: RunData, span: Span | None = None) -> Metrics:
     """Every metric of a run folder's tables, seed by seed (with the manifest's bounds and
-    plan sizes, :func:`with_manifest_facts`)."""
+    plan sizes, :func:`with_manifest_facts`), the run's declared metrics included
+    (:func:`~harness.reporting.measures.declared_in` its manifest)."""
+    declared = declared_in(run.manifest)
+    extra = tuple(m for m in declared if m.compute is not None)
     scenario = _with_phone_runs(
-        _per_seed(run, lambda r, sub, sens: scenario_metrics(r, sub, sens, span)), run)
+        _per_seed(run, lambda r, sub, sens: scenario_metrics(r, sub, sens, span, extra)), run)
     return Metrics(
         with_manifest_facts(scenario, run.manifest),
         _per_seed(run, lambda r, sub, sens: model_metrics(r, span)),
         _per_seed(run, lambda r, sub, sens: processor_metrics(r, sub, sens, span)),
+        declared,
     )
 
 
@@ -295,7 +303,7 @@ def _mean_utilization(subgraphs: pd.DataFrame, sensors: pd.DataFrame, span: Span
 
 
 def _one_scenario(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: pd.DataFrame,
-                  baseline: str, w: Span) -> dict[str, float]:
+                  baseline: str, w: Span, extra: tuple[Metric, ...] = ()) -> dict[str, float]:
     rows = measured_requests(requests, baseline, w)
     table = frames_of(rows, requests.loc[requests["baseline"] == baseline, "model"].nunique())
     n_frames = int(table["complete"].sum()) if len(table) else 0
@@ -309,15 +317,20 @@ def _one_scenario(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: pd.D
     stats.update(power_stats(sens, w, n_frames))
     stats["peak_temperature_c"] = float(in_span(sens, "t_ns", w)["temperature_c"].max())
     stats["time_to_throttle_s"] = time_to_throttle_s(requests, sensors, baseline)
+    if extra:
+        seed_rows = SeedRows(baseline, rows, subgraphs[subgraphs["baseline"] == baseline], sens,
+                             w, n_frames)
+        stats.update({m.name: float(m.compute(seed_rows)) for m in extra if m.compute})
     return stats
 
 
 def scenario_metrics(requests: pd.DataFrame, subgraphs: pd.DataFrame, sensors: pd.DataFrame,
-                     span: Span | None = None) -> pd.DataFrame:
-    """One row per baseline: FPS, requests, pooled latency, SLO, subgraphs, power, heat."""
+                     span: Span | None = None, extra: tuple[Metric, ...] = ()) -> pd.DataFrame:
+    """One row per baseline: FPS, requests, pooled latency, SLO, subgraphs, power, heat, and
+    each metric of ``extra`` (declared with its ``compute``)."""
     records = []
     for baseline in baselines(requests):
         w = span_of(requests, baseline, span)
         records.append({"baseline": baseline,
-                        **_one_scenario(requests, subgraphs, sensors, baseline, w)})
+                        **_one_scenario(requests, subgraphs, sensors, baseline, w, extra)})
     return _frame(records, ["baseline"])

@@ -1,20 +1,21 @@
 """The comparison report: one row per baseline, beside the paper's numbers.
 
-A report says first *what produced the numbers*: the device kind (``twin`` = a simulation,
-``host`` = this machine, ``adb`` = a real phone), the device, scenario, seeds and versions,
-all read from the run's ``manifest.json``. Then one row per baseline (:mod:`.summary`): FPS
-as a mean with its 95% interval over seeds, the paper's FPS (Figure 8) where the paper has
-one, the FPS ratio over TFLite (ours with its paired-bootstrap interval / the paper's), the
-ratio over Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame,
-peak temperature and time to the first throttle, each a mean over seeds. The same table
-renders three ways: a ``rich`` table for the terminal, ``summary.csv`` (every aggregated
-column with its interval bounds, one row per baseline; ``summary_seeds.csv`` keeps the
-per-seed values) and Markdown for notes.
+A report says first *what produced the numbers*: the device kind and what it means (as the
+device's class declared it, :class:`~harness.seams.device.DeviceKind`: ``twin`` = a simulation,
+``host`` = this machine, ``adb`` = a real phone), the device, scenario, seeds and versions, all
+read from the run's ``manifest.json``. Then one row per baseline (:mod:`.summary`): FPS as a
+mean with its 95% interval over seeds, the paper's FPS (Figure 8) where the paper has one, the
+FPS ratio over TFLite (ours with its paired-bootstrap interval / the paper's), the ratio over
+Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame, peak
+temperature and time to the first throttle, each a mean over seeds. The same table renders three
+ways: a ``rich`` table for the terminal, ``summary.csv`` (every aggregated column with its
+interval bounds, one row per baseline; ``summary_seeds.csv`` keeps the per-seed values) and
+Markdown for notes.
 
-Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a
-name, with ``device_kind`` beside it), ``scenario`` (a name or a mapping with ``name``),
-``seeds`` (the list) or ``seed`` (an int or a mapping with ``base``), ``groups``,
-``versions`` (package -> version) and ``git_commit``.
+Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a name,
+with ``device_kind`` beside it), ``kind_meaning`` (or ``kind_words``), ``scenario`` (a name or a
+mapping with ``name``), ``seeds`` (the list) or ``seed`` (an int or a mapping with ``base``),
+``groups``, ``versions`` (package -> version) and ``git_commit``.
 """
 
 from __future__ import annotations
@@ -28,53 +29,25 @@ from typing import Any
 
 import pandas as pd
 from rich.console import Console
-from rich.table import Table
+from rich.table import Table as RichTable
 
 from harness.reporting import paper
+from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without_interval
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.store import RunData
 from harness.reporting.summary import aggregate, failed_seeds_of, failures_of, with_slo_pct
 
-KIND_MEANING = {
-    "twin": "SIMULATION (digital twin)",
-    "host": "THIS MACHINE (real measurements)",
-    "adb": "PHONE over adb (real measurements)",
-}
 REFERENCE = "tflite"
 #: console width when printing to a file or pipe
 WIDE = 160
 
-#: the two tables every rendering shows: column -> (header, format); a column with ``_low``
-#: and ``_high`` beside it shows as ``mean ± half-width``
-THROUGHPUT: dict[str, tuple[str, str]] = {
-    "baseline": ("baseline", "{}"),
-    "fps": ("FPS ± 95% CI", "{:.2f}"),
-    "bound_pct": ("% of bound", "{:.0f}"),
-    "own_bound_fps": ("own-plan bound", "{:.1f}"),
-    "as_run_pct": ("% of as-run", "{:.0f}"),
-    "paper_fps": ("paper FPS", "{:.2f}"),
-    "fps_vs_tflite": ("×TFLite", "{:.2f}"),
-    "paper_ratio_vs_tflite": ("paper ×TFLite", "{:.2f}"),
-    "fps_vs_band": ("×Band", "{:.2f}"),
-    "plan_subgraphs": ("subgraphs", "{:.0f}"),
-}
-SERVICE: dict[str, tuple[str, str]] = {
-    "baseline": ("baseline", "{}"),
-    "latency_p50_ms": ("p50 ms", "{:.1f}"),
-    "latency_p90_ms": ("p90 ms", "{:.1f}"),
-    "slo_pct": ("SLO %", "{:.1f}"),
-    "dropped": ("dropped", "{:.0f}"),
-    "failed": ("failed", "{:.0f}"),
-    "mean_power_w": ("power W", "{:.2f}"),
-    "energy_per_frame_j": ("J/frame", "{:.3f}"),
-    "peak_temperature_c": ("peak °C", "{:.1f}"),
-    "time_to_throttle_s": ("throttle s", "{:.1f}"),
-}
-TABLES = {"throughput": THROUGHPUT, "latency, SLO, power, heat": SERVICE}
-#: every column a rendering shows
+#: the two tables every rendering shows of the built-in metrics (as their declarations
+#: say, :mod:`harness.reporting.measures`): column -> (header, format); a column with
+#: ``_low`` and ``_high`` beside it shows as ``mean ± half-width``
+THROUGHPUT = columns(BUILT_IN, Table.THROUGHPUT)
+SERVICE = columns(BUILT_IN, Table.SERVICE)
+#: every column a rendering of the built-in metrics shows
 COLUMNS: dict[str, tuple[str, str]] = {**THROUGHPUT, **SERVICE}
-#: columns shown without an interval even when they have one (constant over seeds on a twin)
-NO_INTERVAL = frozenset({"plan_subgraphs"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +55,8 @@ class RunIdentity:
     """What produced a run, as its manifest says."""
 
     kind: str = "unknown"
+    #: what the kind means, as the device's class declared it when the run was made
+    meaning: str = ""
     device: str = "unknown"
     scenario: str = "unknown"
     seed: str = "?"
@@ -97,7 +72,7 @@ class RunIdentity:
 
     @property
     def kind_meaning(self) -> str:
-        return KIND_MEANING.get(self.kind, f"UNKNOWN device kind {self.kind!r}")
+        return self.meaning or f"UNKNOWN device kind {self.kind!r}"
 
     def title(self) -> str:
         """One line naming the device kind, device, scenario, seed and versions."""
@@ -129,6 +104,7 @@ def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
     versions = manifest.get("versions") or {}
     return RunIdentity(
         kind=kind,
+        meaning=_meaning(manifest, kind),
         device=_name(device) or "unknown",
         scenario=_name(manifest.get("scenario")) or "unknown",
         seed=_seeds(manifest),
@@ -136,6 +112,17 @@ def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
         commit=str(manifest.get("git_commit") or manifest.get("commit") or ""),
         models=_models(manifest),
     )
+
+
+def _meaning(manifest: Mapping[str, Any], kind: str) -> str:
+    """What the device kind means: the manifest's ``kind_meaning``, else the part after
+    ``=`` of its ``kind_words`` (folders written before ``kind_meaning``); "" if neither."""
+    meaning = manifest.get("kind_meaning")
+    if isinstance(meaning, str):
+        return meaning
+    words = manifest.get("kind_words")
+    prefix = f"{kind.upper()} = "
+    return words[len(prefix):] if isinstance(words, str) and words.startswith(prefix) else ""
 
 
 def _seeds(manifest: Mapping[str, Any]) -> str:
@@ -204,12 +191,13 @@ def fmt(value: Any, spec: str) -> str:
     return spec.format(value)
 
 
-def _cell(row: Mapping[str, Any], col: str, spec: str) -> str:
+def _cell(row: Mapping[str, Any], col: str, spec: str,
+          no_interval: Collection[str] = without_interval(BUILT_IN)) -> str:
     if col == "fps" and not row.get("n_seeds"):
         return "failed"
     low, high = row.get(f"{col}_low"), row.get(f"{col}_high")
     text = fmt(row.get(col), spec)
-    if col in NO_INTERVAL or text == "–" or not isinstance(low, float) or not isinstance(
+    if col in no_interval or text == "–" or not isinstance(low, float) or not isinstance(
             high, float) or math.isnan(low) or math.isnan(high):
         return text
     return f"{text} ± {spec.format((high - low) / 2)}"
@@ -220,8 +208,10 @@ def _label(row: Mapping[str, Any]) -> str:
     return f"{row['baseline']} (= {best})" if isinstance(best, str) else str(row["baseline"])
 
 
-def _cells(row: Mapping[str, Any], columns: Mapping[str, tuple[str, str]]) -> list[str]:
-    return [_label(row) if col == "baseline" else _cell(row, col, spec)
+def _cells(row: Mapping[str, Any], columns: Mapping[str, tuple[str, str]],
+           declared: tuple[Metric, ...] = BUILT_IN) -> list[str]:
+    plain = without_interval(declared)
+    return [_label(row) if col == "baseline" else _cell(row, col, spec, plain)
             for col, (_, spec) in columns.items()]
 
 
@@ -257,29 +247,33 @@ def paper_caption(identity: RunIdentity) -> str:
 
 def rich_table(table: pd.DataFrame, identity: RunIdentity,
                columns: Mapping[str, tuple[str, str]] = THROUGHPUT, title: str | None = None,
-               caption: str | None = None) -> Table:
+               caption: str | None = None, declared: tuple[Metric, ...] = BUILT_IN) -> RichTable:
     """One table of the comparison as a ``rich`` table (default: throughput, titled with the
     run's identity, the bound, failures and the paper's source beneath)."""
     if caption is None:
         caption = "\n".join([*notes(table), paper_caption(identity)])
-    out = Table(title=identity.title() if title is None else title, title_justify="left",
+    out = RichTable(title=identity.title() if title is None else title, title_justify="left",
                 caption=caption or None, caption_justify="left")
     for col, (header, _) in columns.items():
         out.add_column(header, justify="left" if col == "baseline" else "right",
                        no_wrap=col != "baseline")
     for row in table.to_dict("records"):
-        out.add_row(*_cells(row, columns))
+        out.add_row(*_cells(row, columns, declared))
     return out
 
 
 def print_comparison(run: RunData, console: Console | None = None,
                      metrics: Metrics | None = None) -> pd.DataFrame:
     """Print the comparison of a run; return its table."""
+    metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
     console = console or _console()
-    console.print(rich_table(table, identity, THROUGHPUT))
-    console.print(rich_table(table, identity, SERVICE, title="latency, SLO, power, heat "
-                             "(mean ± 95% CI over seeds)", caption=""))
+    declared = metrics.declared
+    console.print(rich_table(table, identity, columns(declared, Table.THROUGHPUT),
+                             declared=declared))
+    console.print(rich_table(table, identity, columns(declared, Table.SERVICE),
+                             title=f"{Table.SERVICE.value} (mean ± 95% CI over seeds)",
+                             caption="", declared=declared))
     return table
 
 
@@ -288,14 +282,17 @@ def _console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=WIDE)
 
 
-def markdown(table: pd.DataFrame, identity: RunIdentity) -> str:
-    """The comparison as Markdown: a bold title line, then each table under its name."""
+def markdown(table: pd.DataFrame, identity: RunIdentity,
+             declared: tuple[Metric, ...] = BUILT_IN) -> str:
+    """The comparison as Markdown: a bold title line, then each table under its name
+    (``declared``: the run's metrics, ``Metrics.declared``)."""
     lines = [f"**{identity.title()}**", ""]
-    for name, columns in TABLES.items():
-        headers = [header for header, _ in columns.values()]
-        lines += [f"_{name}_", "", "| " + " | ".join(headers) + " |",
+    for shown in Table:
+        cols = columns(declared, shown)
+        headers = [header for header, _ in cols.values()]
+        lines += [f"_{shown.value}_", "", "| " + " | ".join(headers) + " |",
                   "|" + "|".join("---" for _ in headers) + "|"]
-        lines += ["| " + " | ".join(_cells(row, columns)) + " |"
+        lines += ["| " + " | ".join(_cells(row, cols, declared)) + " |"
                   for row in table.to_dict("records")]
         lines.append("")
     under = [f"_{line}_" for line in (*notes(table), paper_caption(identity))]

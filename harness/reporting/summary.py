@@ -1,9 +1,11 @@
 """One row per baseline, over every seed: the figures a report shows.
 
-Each metric of :func:`harness.reporting.metrics.scenario_metrics` becomes three columns,
+Each metric declared :attr:`~harness.reporting.measures.Summary.MEAN` (the run's
+``Metrics.declared``, :mod:`harness.reporting.measures`) becomes three columns,
 ``<metric>`` (the mean over seeds), ``<metric>_low`` and ``<metric>_high`` (its 95%
-interval, :func:`harness.reporting.stats.mean_ci`), plus ``n_seeds``. FPS ratios against
-TFLite and against Band (``fps_vs_tflite``, ``fps_vs_band``) pair the seeds and carry a
+interval, :func:`harness.reporting.stats.mean_ci`), plus ``n_seeds``. FPS ratios (declared
+:attr:`~harness.reporting.measures.Summary.RATIO`: against TFLite and against Band,
+``fps_vs_tflite``, ``fps_vs_band``) pair the seeds and carry a
 paired-bootstrap interval (:func:`~harness.reporting.stats.ratio_ci`). A group named
 ``*_best`` (``groups`` in the config, e.g. ``band_best``) adds a row for its member with the
 highest mean FPS, whose name ``best_of`` gives; the members' own rows stay. A baseline the
@@ -20,18 +22,9 @@ from collections.abc import Collection, Mapping, Sequence
 
 import pandas as pd
 
+from harness.reporting.measures import Metric, Summary, summarised
 from harness.reporting.metrics import Metrics
 from harness.reporting.stats import Interval, mean_ci, ratio_ci
-
-#: the scenario metrics a summary carries (when a run has them)
-MEASURES = ("fps", "bound_fps", "bound_pct", "own_bound_fps", "as_run_bound_fps", "as_run_pct",
-            "latency_mean_ms",
-            "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "slo_pct", "dropped", "failed",
-            "unfinished", "subgraphs", "plan_subgraphs", "utilization", "mean_power_w",
-            "peak_power_w", "energy_per_frame_j", "frames_per_joule", "peak_temperature_c",
-            "time_to_throttle_s", "span_s", "frames")
-#: ratios of FPS: column -> the baseline in the denominator
-RATIOS = {"fps_vs_tflite": "tflite", "fps_vs_band": "band"}
 
 
 def _per_seed(scenario: pd.DataFrame, baseline: str, column: str) -> dict[int, float]:
@@ -44,15 +37,17 @@ def _put(row: dict[str, object], name: str, interval: Interval) -> None:
                                                           interval.high)
 
 
-def _row(scenario: pd.DataFrame, baseline: str) -> dict[str, object]:
+def _row(scenario: pd.DataFrame, baseline: str, declared: tuple[Metric, ...]
+         ) -> dict[str, object]:
     row: dict[str, object] = {"baseline": baseline}
     fps = _per_seed(scenario, baseline, "fps")
     row["n_seeds"], row["seeds"] = len(fps), ",".join(str(s) for s in sorted(fps))
-    for column in MEASURES:
-        if column in scenario.columns:
-            _put(row, column, mean_ci(list(_per_seed(scenario, baseline, column).values())))
-    for name, reference in RATIOS.items():
-        _put(row, name, ratio_ci(fps, _per_seed(scenario, reference, "fps")))
+    for metric in summarised(declared, Summary.MEAN):
+        if metric.name in scenario.columns:
+            values = list(_per_seed(scenario, baseline, metric.name).values())
+            _put(row, metric.name, mean_ci(values))
+    for metric in summarised(declared, Summary.RATIO):
+        _put(row, metric.name, ratio_ci(fps, _per_seed(scenario, metric.reference, "fps")))
     return row
 
 
@@ -86,7 +81,7 @@ def aggregate(metrics: Metrics, groups: Mapping[str, Sequence[str]] | None = Non
     scenario = without_failed(with_slo_pct(metrics.scenario), failed_seeds)
     failures = dict(failures or {})
     names = [str(b) for b in pd.unique(scenario["baseline"])] if not scenario.empty else []
-    rows = [_row(scenario, b) for b in names]
+    rows = [_row(scenario, b, metrics.declared) for b in names]
     for row in rows:
         row["n_failed"] = len(failed_seeds.get(str(row["baseline"]), ()))
         if row["baseline"] in failures:

@@ -12,13 +12,16 @@ on. A simulated device's clock jumps from event to event; a real one's is the wa
 The two differ only in :meth:`Clock.wait`.
 
 A device backend is built by the composition root from its config node, whose ``_target_``
-names the device class: the class carries its schema as ``Conf``, its ``kind`` and whether
-it needs the models' ``.tflite`` files, and builds itself with ``open(conf, context)``.
+names the device class: the class carries its schema as ``Conf``, its :class:`DeviceKind`
+(the word results carry and what it means), whether it needs the models' ``.tflite`` files
+and which baselines it runs with its own means (:class:`~harness.seams.policy.Runner`), and
+builds itself with ``open(conf, context)``. Its one optional hook, ``prepare_run``, is part
+of :class:`DeviceClass`, with its default (nothing to check) in :class:`DeviceDefaults`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -27,7 +30,25 @@ import numpy as np
 
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.policy import Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceKind:
+    """Which kind of numbers a device produces, declared once on its class: the word results
+    carry (``DeviceInfo.kind``, the manifest's ``device_kind``) and what it means, in words
+    every report leads with."""
+
+    #: ``twin``, ``host``, ``adb``...
+    word: str
+    #: what produced the numbers, e.g. ``SIMULATION (digital twin)``
+    meaning: str
+
+    @property
+    def words(self) -> str:
+        """``TWIN = SIMULATION (digital twin)``: the line a reader cannot miss."""
+        return f"{self.word.upper()} = {self.meaning}"
 
 
 @runtime_checkable
@@ -116,6 +137,8 @@ class BaselineRun:
 
     #: its name in results (the key of its config under ``baselines``)
     name: str
+    #: what it is (its class's declared :class:`~harness.seams.policy.Runner`)
+    runner: Runner
     #: its typed config (``TfliteConf``, ``BandConf``...)
     conf: Any
     #: the scenario (``harness.config.schema.ScenarioConf``)
@@ -130,12 +153,13 @@ class BaselineRun:
 @runtime_checkable
 class BaselineRunner(Protocol):
     """A device that runs a whole baseline with its own means (a phone's ``benchmark_model``
-    processes, Band's ``band_benchmark``; the host's plain LiteRT threads) instead of
-    executing the subgraphs the runtime dispatches. It writes its rows as it goes and returns
-    facts for the manifest; a baseline it cannot run is a UserError saying so."""
+    processes, Band's ``band_benchmark``; the host's plain LiteRT threads) instead of executing
+    the subgraphs the runtime dispatches. It writes its rows as it goes and returns facts for
+    the manifest; a baseline it cannot run is a UserError saying so."""
 
-    def runs_baseline(self, name: str, conf: Any) -> bool:
-        """Whether this device runs baseline ``name`` itself (else the runtime drives it)."""
+    def runs_baseline(self, runner: Runner) -> bool:
+        """Whether this device runs baselines of ``runner`` itself (else the runtime drives
+        them)."""
         ...
 
     def run_baseline(self, run: BaselineRun, sink: RowSink) -> Mapping[str, object]: ...
@@ -156,15 +180,35 @@ class DeviceContext:
 
 
 class DeviceClass(Protocol):
-    """What a ``_target_`` of a device config must name."""
+    """What a ``_target_`` of a device config must name (a class inheriting
+    :class:`DeviceDefaults` has the optional members' defaults)."""
 
     #: the config schema (a dataclass) its node is validated against
     Conf: ClassVar[type]
-    #: ``twin``, ``host`` or ``adb``: which kind of numbers it produces
-    kind: ClassVar[str]
+    #: which kind of numbers it produces, and what that means
+    kind: ClassVar[DeviceKind]
     #: it runs real ``.tflite`` files (the host, a phone) rather than graph profiles
     needs_model_files: ClassVar[bool]
     #: repetitions (seeds) of every baseline when the config says 0
     default_seeds: ClassVar[int]
 
     def open(self, conf: Any, context: DeviceContext) -> Device: ...
+
+    def prepare_run(self, conf: Any, run: Sequence[str], runners: Mapping[str, Runner],
+                    dry_run: bool) -> Any:
+        """Optional (default: ``conf`` as is). Before anything runs: check the baselines
+        ``run`` names (``runners``: baseline -> how it runs) and return the device's config
+        with what only the hardware knows filled in (a phone names itself after its probed
+        model); a baseline it cannot run is a UserError saying so."""
+        ...
+
+
+class DeviceDefaults:
+    """The defaults of :class:`DeviceClass`'s optional members: inherit it and override what
+    the device needs."""
+
+    @classmethod
+    def prepare_run(cls, conf: Any, run: Sequence[str], runners: Mapping[str, Runner],
+                    dry_run: bool) -> Any:
+        """Nothing to check or fill in."""
+        return conf

@@ -4,13 +4,16 @@ A policy cuts models into plans and makes scheduling decisions. It never sleeps,
 (beyond its own analysis cache) or makes traffic. It is built by the composition root
 (:mod:`harness.experiment.components`) from its config node, whose ``_target_`` names the
 policy class: the class carries its schema as ``Conf`` and builds itself with
-``from_config(conf, context)``.
+``from_config(conf, context)``. Its optional members, which :class:`Runner` runs it
+(``runner``) and ``check_device``, are part of :class:`PolicyClass`, with their defaults in
+:class:`PolicyDefaults`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -81,10 +84,48 @@ class PolicyContext:
     handoff: ProfileFn | None = None
 
 
+class Runner(Enum):
+    """What runs a baseline: the runtime, dispatching the subgraphs its policy decides, or a
+    system a device may run with its own means (a phone's ``benchmark_model`` is vanilla
+    TFLite, its ``band_benchmark`` is Band; the host runs plain threads). A baseline class
+    declares its runner; a device declares the runners it runs itself
+    (:class:`~harness.seams.device.BaselineRunner`) and the runtime drives the rest."""
+
+    #: the runtime dispatches the policy's decisions on the device (every device)
+    RUNTIME = "runtime"
+    #: vanilla TFLite: each model whole on its processor's delegate
+    TFLITE = "tflite"
+    #: Band's engine and schedulers
+    BAND = "band"
+    #: one interpreter per model in its own thread, the OS sharing the cores
+    THREADS = "threads"
+
+
 class PolicyClass(Protocol):
-    """What a ``_target_`` of a baseline config must name."""
+    """What a ``_target_`` of a baseline config must name (a class inheriting
+    :class:`PolicyDefaults` has the optional members' defaults)."""
 
     #: the config schema (a dataclass) its node is validated against
     Conf: ClassVar[type]
+    #: optional (default: the runtime): which system it is, for devices that run it themselves
+    runner: ClassVar[Runner]
 
     def from_config(self, conf: Any, context: PolicyContext) -> Policy: ...
+
+    def check_device(self, name: str, kind: str) -> None:
+        """Optional (default: every kind). Before anything runs: refuse a device of kind
+        ``kind`` (a :class:`~harness.seams.device.DeviceKind` word) with a UserError;
+        ``name`` is the baseline's."""
+        ...
+
+
+class PolicyDefaults:
+    """The defaults of :class:`PolicyClass`'s optional members: inherit it and override what
+    the baseline needs."""
+
+    #: the runtime runs it, on every device
+    runner: ClassVar[Runner] = Runner.RUNTIME
+
+    @classmethod
+    def check_device(cls, name: str, kind: str) -> None:
+        """Every device kind runs it."""

@@ -117,17 +117,22 @@ class Assignment:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    assignments: tuple[Assignment, ...] = ()
+    """What a policy answers. ``work`` has no default: every policy states what its decision
+    cost, since only the policy knows its own unit of work (the runtime sees the jobs a
+    decision read, not the chain steps or candidates it weighed), and a simulated device
+    charges time for it. A policy whose decisions cost nothing says ``work=0``."""
+
+    assignments: tuple[Assignment, ...]
     #: jobs to drop (e.g. Band drops jobs that cannot meet their SLO)
-    drops: tuple[int, ...] = ()
+    drops: tuple[int, ...]
     #: the decision's counted work (chain steps, candidates weighed: the policy's own unit
     #: of work, as a native implementation would do it); a simulated device charges time for
     #: it (``Device.decision_ns``)
-    work: int = 0
+    work: int
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
     def __init__(self, assignments: tuple[Assignment, ...] = (), drops: tuple[int, ...] = (),
-                 work: int = 0) -> None:
+                 *, work: int) -> None:
         object.__setattr__(self, "assignments", assignments)
         object.__setattr__(self, "drops", drops)
         object.__setattr__(self, "work", work)

@@ -1,4 +1,4 @@
-"""The contract every device backend passes (twin, host, adb).
+"""The contract every device backend passes (every class a ``conf/device/*.yaml`` names).
 
 Subclass :class:`DeviceContract` in a backend's test module and provide
 
@@ -13,18 +13,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
+from functools import cache
 from typing import Any
 
 import pytest
 
-from harness.seams.device import Clock, Device
+from harness.config.compose import compose
+from harness.experiment.components import device_class, register
+from harness.seams.device import Clock, Device, DeviceKind
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan
 from harness.seams.records import Completion, Request, SensorSample
+from tests.fixtures.paths import REPO
 
 DeviceUnderTest = tuple[Any, ModelPlan, ModelGraph, Callable[[], None]]
 
 SENSOR_FIELDS = tuple(f.name for f in fields(SensorSample) if f.name not in ("processor", "t_ns"))
+
+
+@cache
+def configured_device_classes() -> dict[str, Any]:
+    """Each ``conf/device/*.yaml`` -> the class its ``_target_`` names (composed, not opened)."""
+    register()
+    return {path.stem: device_class(compose("config", [f"device={path.stem}"]).device)
+            for path in sorted((REPO / "conf" / "device").glob("*.yaml"))}
 
 
 def _first_subgraph(plan: ModelPlan) -> Any:
@@ -47,7 +59,10 @@ class DeviceContract:
     def test_describe_names_kind_and_processors(self, device_under_test: DeviceUnderTest) -> None:
         device, plan, _, _ = device_under_test
         info = device.describe()
-        assert info.kind in ("twin", "host", "adb")
+        kind = type(device).kind
+        assert isinstance(kind, DeviceKind) and kind.word and kind.meaning
+        assert info.kind == kind.word
+        assert kind in {cls.kind for cls in configured_device_classes().values()}
         names = [p.name for p in info.processors]
         assert names and len(names) == len(set(names))
         assert plan.processors() <= set(names)

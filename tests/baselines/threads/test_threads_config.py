@@ -10,9 +10,10 @@ import pytest
 
 from baselines.threads import ThreadsBaseline, ThreadsConf
 from baselines.threads.config import TARGET
-from devices.host.threads import THREADS_TARGET
+from harness.experiment.components import policy_class
 from harness.experiment.session import compose_run
 from harness.seams.errors import UserError
+from harness.seams.policy import Runner
 from tests.fixtures.paths import REPO
 from tests.harness.experiment.test_cli import assert_user_error
 
@@ -25,9 +26,11 @@ def test_threads_composes_on_host_devices_with_its_defaults(device: str) -> None
     assert (conf.kernel, conf.threads, conf.cores) == ("xnnpack", 1, None)
 
 
-def test_the_host_device_knows_the_baseline_by_its_target() -> None:
-    assert TARGET == THREADS_TARGET == f"{ThreadsBaseline.__module__.rsplit('.', 1)[0]}." \
-        f"{ThreadsBaseline.__name__}"
+def test_the_baseline_declares_its_runner_which_the_host_runs() -> None:
+    cfg, _ = compose_run(["device=host", "run=[threads]"])
+    module = ThreadsBaseline.__module__.rsplit(".", 1)[0]
+    assert f"{module}.{ThreadsBaseline.__name__}" == TARGET
+    assert policy_class("threads", cfg.baselines).runner is Runner.THREADS
 
 
 @pytest.mark.parametrize(("overrides", "kind"), [

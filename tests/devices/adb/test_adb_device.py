@@ -18,6 +18,7 @@ from harness.models.tflite_io import read_tflite
 from harness.seams.device import BaselineRunner
 from harness.seams.errors import UserError
 from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.policy import Runner
 from harness.seams.records import Request
 from tests.devices.adb.conftest import phone_conf
 from tests.devices.adb.fakephone.adbd import Adbd
@@ -60,4 +61,5 @@ class TestAdbDeviceContract(DeviceContract):
         device = device_under_test[0]
         info = device.describe()
         assert info.name == "FP-1 Loopback" and info.kind == "adb"
-        assert isinstance(device, BaselineRunner) and device.runs_baseline("adms", None)
+        assert isinstance(device, BaselineRunner) and all(
+            device.runs_baseline(r) for r in Runner)

@@ -15,6 +15,7 @@ from devices.adb.phone import connect
 from harness.config.compose import compose
 from harness.experiment.components import register, typed
 from harness.seams.errors import UserError
+from harness.seams.policy import Runner
 from tests.devices.adb.conftest import phone_conf
 from tests.devices.adb.fakephone.adbd import Adbd
 from tests.devices.adb.fakephone.server import AdbServer
@@ -75,15 +76,8 @@ def test_the_probe_command_with_no_such_phone(adb_server: AdbServer, adbd: Adbd)
 def test_a_run_names_the_phone_and_refuses_adms_up_front(adb_server: AdbServer, adbd: Adbd
                                                          ) -> None:
     conf = phone_conf(adb_server, adbd.serial)
-    named = AdbDevice.prepare_run(conf, ["tflite"], {"tflite": _Target("baselines.tflite.T")},
-                                  dry_run=False)
+    named = AdbDevice.prepare_run(conf, ["tflite"], {"tflite": Runner.TFLITE}, dry_run=False)
     assert named.name == "FP-1 Loopback"
     with pytest.raises(UserError, match=r"ADMS.*twin.*run=\[tflite,band\]"):
         AdbDevice.prepare_run(conf, ["tflite", "adms"],
-                              {"tflite": _Target("baselines.tflite.T"),
-                               "adms": _Target("adms.policy.AdmsPolicy")}, dry_run=True)
-
-
-class _Target:
-    def __init__(self, target: str) -> None:
-        self._target_ = target
+                              {"tflite": Runner.TFLITE, "adms": Runner.RUNTIME}, dry_run=True)

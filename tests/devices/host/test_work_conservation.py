@@ -139,7 +139,7 @@ def test_left_idle_names_an_idle_processor_a_queued_job_could_use() -> None:
     procs = tuple(ProcessorView(Processor(n, ProcessorKind.CPU), True, 0) for n in "ab")
     jobs = [JobView(j, Request(j, "m", j, 0, 0, 0), 0, 0) for j in (0, 1)]
     view = SchedulerView(0, jobs, procs, {"m": plan})
-    assert left_idle(view, Decision()) == {"a", "b"}
-    assert left_idle(view, Decision((Assignment(0, subgraphs[0]),))) == {"b"}
-    both = Decision((Assignment(0, subgraphs[0]), Assignment(1, subgraphs[1])))
+    assert left_idle(view, Decision(work=0)) == {"a", "b"}
+    assert left_idle(view, Decision((Assignment(0, subgraphs[0]),), work=1)) == {"b"}
+    both = Decision((Assignment(0, subgraphs[0]), Assignment(1, subgraphs[1])), work=2)
     assert left_idle(view, both) == frozenset()

@@ -1,10 +1,12 @@
-"""Adding a scheduler or a device is one module plus one YAML.
+"""Adding a scheduler, a device, a device kind or a metric is one module plus one YAML.
 
-This module is that module, twice over: :class:`FifoPolicy` (every idle processor takes the
-first job it can run) and :class:`IdealDevice` (every processor runs every op at one fixed
-rate, on a simulated clock). Each test writes one YAML per component into a config folder
-of its own, puts that folder on ``hydra.searchpath`` and runs the harness; no file of the
-harness, ``conf/`` or any other component is touched, and nothing registers them anywhere.
+This module is that module, four times over: :class:`FifoPolicy` (every idle processor takes
+the first job it can run), :class:`IdealDevice` (every processor runs every op at one fixed
+rate, on a simulated clock), :class:`SketchDevice` (the same, declaring a device kind of its
+own) and :data:`FINISHED_PCT` (a metric: the share of measured requests that finished).
+Each test writes one YAML per component into a config folder of its own, puts that folder on
+``hydra.searchpath`` and runs the harness; no file of the harness, ``conf/`` or any other
+component is touched, and nothing registers them anywhere.
 """
 
 from __future__ import annotations
@@ -14,16 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pandas as pd
+import pytest
 import simpy
 
 from harness.config.schema import BaselineConf, DeviceConf
 from harness.experiment import session
+from harness.reporting.measures import Metric, SeedRows, Shown, Table
 from harness.reporting.store import load_run
 from harness.runtime.clocks import SimClock
-from harness.seams.device import DeviceContext
+from harness.seams.device import DeviceContext, DeviceDefaults, DeviceKind
+from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind, Subgraph
-from harness.seams.policy import PolicyContext
+from harness.seams.policy import PolicyContext, PolicyDefaults
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 from harness.seams.view import Assignment, Decision, SchedulerView
 
@@ -37,7 +43,7 @@ class FifoConf(BaselineConf):
     _target_: str = f"{HERE}.FifoPolicy"
 
 
-class FifoPolicy:
+class FifoPolicy(PolicyDefaults):
     """Each model whole on the first processor that is free; first come, first served."""
 
     Conf: ClassVar[type] = FifoConf
@@ -69,7 +75,7 @@ class FifoPolicy:
             if sg is not None:
                 out.append(Assignment(job.job_id, sg))
                 free.discard(sg.processor)
-        return Decision(tuple(out))
+        return Decision(tuple(out), work=len(view.queue))  # one step per job read
 
     def observe(self, completion: Completion) -> None:
         """Nothing to learn."""
@@ -92,11 +98,11 @@ class IdealConf(DeviceConf):
     gflops: float = 10.0
 
 
-class IdealDevice:
+class IdealDevice(DeviceDefaults):
     """Every processor runs every op at ``gflops``; no overheads, no heat, no sensors."""
 
     Conf: ClassVar[type] = IdealConf
-    kind: ClassVar[str] = "twin"
+    kind: ClassVar[DeviceKind] = DeviceKind("twin", "SIMULATION (digital twin)")
     needs_model_files: ClassVar[bool] = False
     default_seeds: ClassVar[int] = 2
 
@@ -110,7 +116,7 @@ class IdealDevice:
     def describe(self) -> DeviceInfo:
         kinds = [ProcessorKind.CPU] + [ProcessorKind.GPU] * (len(self.conf.processors) - 1)
         procs = tuple(Processor(n, k) for n, k in zip(self.conf.processors, kinds, strict=True))
-        return DeviceInfo(self.conf.name, self.kind, procs, fallback=self.conf.processors[0])
+        return DeviceInfo(self.conf.name, self.kind.word, procs, fallback=self.conf.processors[0])
 
     def op_support(self, graph: ModelGraph) -> dict[str, frozenset[int]]:
         return {name: frozenset() for name in self.conf.processors}
@@ -149,6 +155,37 @@ class IdealDevice:
 IDEAL_YAML = (f"_target_: {HERE}.IdealDevice\n"
               "name: ideal\ndescription: every op at 10 GFLOP/s\nprocessors: [cpu, gpu]\n")
 
+# -- a device kind ------------------------------------------------------------------------------
+
+
+@dataclass
+class SketchConf(IdealConf):
+    _target_: str = f"{HERE}.SketchDevice"
+
+
+class SketchDevice(IdealDevice):
+    """:class:`IdealDevice` as a kind of its own: numbers drawn on paper, not simulated."""
+
+    Conf: ClassVar[type] = SketchConf
+    kind: ClassVar[DeviceKind] = DeviceKind("sketch", "A SKETCH (every op at one fixed rate)")
+
+
+SKETCH_YAML = (f"_target_: {HERE}.SketchDevice\n"
+               "name: napkin\ndescription: drawn on paper\nprocessors: [cpu, gpu]\n")
+
+# -- a metric ------------------------------------------------------------------------------------
+
+
+def finished_pct(rows: SeedRows) -> float:
+    """Of one seed's measured requests, the share that finished, %."""
+    finished = rows.requests["outcome"] == "finished"
+    return 100 * float(finished.mean()) if len(finished) else float("nan")
+
+
+FINISHED_PCT = Metric("finished_pct", "%", "measured requests that finished", finished_pct,
+                      shown=Shown(Table.SERVICE, "finished %", "{:.1f}", 35))
+FINISHED_YAML = f"_target_: {HERE}.FINISHED_PCT\n"
+
 # -- the harness runs them ---------------------------------------------------------------------
 
 
@@ -183,3 +220,39 @@ def test_an_ideal_device_runs_every_built_in_baseline(tmp_path: Path) -> None:
     ok = data.requests[data.requests["status"] == "ok"]
     assert set(ok["baseline"]) == {"tflite", "band", "adms"}
     assert set(data.subgraphs["processor"]) <= {"cpu", "gpu"}
+
+
+def test_a_new_device_kind_says_what_it_is_everywhere(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    search = config_folder(tmp_path, device__napkin=SKETCH_YAML)
+    folder = session.run([search, "device=napkin", "run=[tflite]", *SHORT], tmp_path / "run")
+    words = "SKETCH = A SKETCH (every op at one fixed rate)"
+    assert capsys.readouterr().out.count(words) >= 2  # before the run, and atop the table
+    manifest = load_run(folder).manifest
+    assert (manifest["device_kind"], manifest["kind_words"]) == ("sketch", words)
+    assert set(pd.read_csv(folder / "summary.csv")["device_kind"]) == {"sketch"}
+
+
+def test_a_new_metric_is_computed_summarised_and_printed(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    search = config_folder(tmp_path, metric__finished_pct=FINISHED_YAML)
+    folder = session.run([search, "+metric@metrics.finished_pct=finished_pct",
+                          "run=[tflite,adms]", "seed.count=2", *SHORT], tmp_path / "run")
+    per_seed = pd.read_csv(folder / "summary_seeds.csv")
+    assert len(per_seed) == 4 and per_seed["finished_pct"].between(0, 100).all()
+    summary = pd.read_csv(folder / "summary.csv").set_index("baseline")
+    for b in ("tflite", "adms"):
+        mine = per_seed[per_seed["baseline"] == b]["finished_pct"]
+        assert summary.loc[b, "finished_pct"] == pytest.approx(mine.mean())
+        assert summary.loc[b, "finished_pct_low"] <= summary.loc[b, "finished_pct_high"]
+    printed = capsys.readouterr().out
+    service = printed[printed.index("latency, SLO, power, heat"):]
+    header = next(line for line in service.splitlines() if "p50 ms" in line)
+    assert header.index("SLO %") < header.index("finished %") < header.index("dropped")
+
+
+def test_a_metric_that_is_not_one_is_refused_before_the_run(tmp_path: Path) -> None:
+    search = config_folder(tmp_path, metric__bad=f"_target_: {HERE}.finished_pct\n")
+    with pytest.raises(UserError, match=r"metric 'bad'.*not a Metric"):
+        session.run([search, "+metric@metrics.bad=bad", *SHORT], tmp_path / "run")

@@ -62,6 +62,7 @@ def write_run(folder: Path, requests: Iterable[Mapping[str, Any]],
     for row in sensors:
         recorder.sensors.append(row)
     recorder.write_manifest(manifest or {"device": {"name": "k50pro", "kind": "twin"},
+                                         "kind_meaning": "SIMULATION (digital twin)",
                                          "scenario": "frs", "seed": 7})
     recorder.close()
     return load_run(folder)

@@ -12,7 +12,9 @@ from rich.console import Console
 from harness.reporting import report
 from tests.harness.reporting.test_metrics import small_run
 
-SESSION_MANIFEST = {"device": "k50pro", "device_kind": "host", "scenario": "frs", "seed": 3,
+SESSION_MANIFEST = {"device": "k50pro", "device_kind": "host",
+                    "kind_meaning": "THIS MACHINE (real measurements)", "scenario": "frs",
+                    "seed": 3,
                     "versions": {"pandas": "3.1"}, "git_commit": "abcdef1234567"}
 
 
@@ -26,12 +28,17 @@ def test_title_names_the_device_kind(tmp_path: Path) -> None:
     assert "45.12" in text  # the paper's ADMS FPS
 
 
-@pytest.mark.parametrize(("kind", "words"), [("host", "THIS MACHINE"), ("adb", "PHONE"),
-                                              ("twin", "SIMULATION"), ("x", "UNKNOWN")])
-def test_identity_from_session_manifest(kind: str, words: str) -> None:
-    identity = report.run_identity({**SESSION_MANIFEST, "device_kind": kind})
-    assert identity.title().startswith(f"{kind.upper()} = ")
-    assert words in identity.title()
+@pytest.mark.parametrize(("kind", "said", "words"), [
+    ("host", {"kind_meaning": "THIS MACHINE (real measurements)"}, "THIS MACHINE"),
+    ("adb", {"kind_words": "ADB = PHONE over adb (real measurements)"}, "PHONE over adb"),
+    ("quantum", {"kind_meaning": "A QUANTUM PHONE"}, "A QUANTUM PHONE"),
+    ("x", {}, "UNKNOWN device kind 'x'")])
+def test_identity_from_session_manifest(kind: str, said: dict[str, str], words: str) -> None:
+    """The kind's meaning is the one its device class declared, as the manifest recorded it
+    (``kind_meaning``; ``kind_words`` in older folders); a report knows no kinds itself."""
+    base = {k: v for k, v in SESSION_MANIFEST.items() if k != "kind_meaning"}
+    identity = report.run_identity({**base, "device_kind": kind, **said})
+    assert identity.title().startswith(f"{kind.upper()} = {words}")
     assert "seed 3" in identity.title() and "commit abcdef1234" in identity.title()
 
 

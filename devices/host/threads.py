@@ -39,7 +39,7 @@ from devices.host.jobs import InputFrames, Tensors
 from devices.host.spec import HostSettings, parse_cores, parse_kernel, parse_number
 from devices.host.workers import SliceRunner, Worker
 from harness.reporting.store import request_row, sensor_row, subgraph_row
-from harness.runtime.clocks import WallClock
+from harness.seams.clocks import WallClock
 from harness.runtime.core import Runtime
 from harness.runtime.driver import Driver
 from harness.runtime.sensors import SensorCache

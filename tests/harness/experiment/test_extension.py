@@ -19,7 +19,7 @@ import simpy
 from harness.config.schema import BaselineConf, DeviceConf
 from harness.experiment import session
 from harness.reporting.store import load_run
-from harness.runtime.clocks import SimClock
+from harness.seams.clocks import SimClock
 from harness.seams.device import DeviceContext
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind, Subgraph

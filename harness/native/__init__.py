@@ -46,6 +46,7 @@ SOURCES: tuple[str, ...] = (
     "harness/seams/records.py",
     "harness/seams/view.py",
     "harness/seams/clocks.py",
+    "harness/seams/rows.py",
     "harness/runtime/core.py",
     "harness/runtime/queue.py",
     "harness/runtime/driver.py",

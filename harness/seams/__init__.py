@@ -15,5 +15,6 @@ other's:
   context each component is built from;
 * :mod:`~harness.seams.errors` — bad input (:class:`UserError`) and how commands report it;
 * :mod:`~harness.seams.clocks` — the two clocks a run goes by (simulated, wall);
+* :mod:`~harness.seams.rows` — the run folder's tables, each row schema declared once;
 * :mod:`~harness.seams.units` — time is integer nanoseconds everywhere.
 """

@@ -181,8 +181,9 @@ class TableColumns(Columns):
         """One row: its values in the declaration's column order."""
         if len(self.values[0]) != self.count:
             self.cut()
-        for values, value in zip(self.values, row, strict=True):
-            values.append(value)
+        values = self.values
+        for i in range(len(values)):  # (compiled: an indexed loop, no zip object per row)
+            values[i].append(row[i])
         self.count += 1
         if self.count >= self.batch:
             self.write()

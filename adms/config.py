@@ -81,7 +81,7 @@ class AdmsConf(BaselineConf):
     # equal processors keeps a model whole on the one that also runs the others' CPU-only ops
     exclusive_aware: bool = True
     # the project's addition: split each model's work over the processors as the frame-rate
-    # bound's linear program does (harness/reporting/bound.py, solved once per run from the
+    # bound's linear program does (harness/models/bound.py, solved once per run from the
     # profiles): at each unit boundary a job runs the subgraph the LP's optimum uses that is
     # furthest behind its share of the LP's flow there (a deficit count), so a model the LP
     # splits between processors alternates in the LP's proportions; false: the

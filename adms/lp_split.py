@@ -1,5 +1,5 @@
 """``lp_split`` (a variant of ADMS, the project's addition; :mod:`adms.scheduler`): at a unit
-boundary the frame-rate LP's optimum passes (:mod:`harness.reporting.bound`), a job has one
+boundary the frame-rate LP's optimum passes (:mod:`harness.models.bound`), a job has one
 option, the subgraph of the optimum there that is furthest behind its share of the LP's flow,
 so a model the LP splits between processors alternates in its proportions. This module keeps
 the shares and the deficit counts over the run's assignments."""

@@ -24,7 +24,7 @@ from adms.config import AdmsConf
 from adms.scheduler import AdmsScheduler
 from adms.tuner import Tuned, WindowTuner
 from baselines.band.estimator import LatencyEstimator
-from harness.reporting.bound import ModelWork, frame_rate_bound
+from harness.models.bound import ModelWork, frame_rate_bound
 from harness.seams.fields import check
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph

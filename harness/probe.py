@@ -7,14 +7,14 @@ It connects as a ``device=adb`` run does (``conf/probe.yaml`` composes ``conf/de
 server, serial, timeouts), reads the phone's facts in one shell call
 (:mod:`devices.adb.probe`: model, SoC, ABI, API level, CPU clusters with frequency tables,
 thermal zones with types, GPU clock files, the delegates it can offer), prints them, writes
-a draft device YAML (:mod:`devices.adb.draft`) to ``out`` (default
+a draft device YAML (:func:`devices.adb.draft.write_draft`) to ``out`` (default
 ``results/probe/<model>.yaml``) and the facts as JSON beside it. Bad input and an absent
-phone end with one ``error:`` line and exit code 2.
+phone end with one ``error:`` line and exit code 2. This module is the command's composition
+root (its config, then the adb backend, which does the work).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,7 @@ from omegaconf import MISSING
 from rich.console import Console
 
 from devices.adb.config import AdbDeviceConf
-from devices.adb.draft import draft_yaml, slug
+from devices.adb.draft import write_draft
 from devices.adb.phone import connect
 from harness.config.compose import compose, to_object
 from harness.experiment.components import device_class, register, typed
@@ -53,35 +53,12 @@ def compose_config(overrides: Sequence[str]) -> ProbeConf:
     return conf
 
 
-def _temperature(value: float | None) -> str:
-    return "unreadable" if value is None else f"{value:g}"
-
-
-def summary(facts: dict[str, Any]) -> list[str]:
-    clusters = "; ".join(f"policy{c['policy']} cpus {c['cpus']} {c['min_khz']}-{c['max_khz']}"
-                         f" kHz ({len(c['freqs_khz'])} steps, {c['governor']})"
-                         for c in facts["cpu_clusters"])
-    zones = ", ".join(f"{z['type']}={_temperature(z['temperature_c'])}"
-                      for z in facts["thermal_zones"])
-    return [f"model: {facts['model']}", f"SoC: {facts['soc']}", f"ABI: {facts['abi']}",
-            f"API level: {facts['api_level']}", f"CPU clusters: {clusters or 'none'}",
-            f"thermal zones: {zones or 'none'}",
-            f"GPU clock files: {', '.join(facts['gpu_frequency_files']) or 'none'}",
-            f"delegates: {', '.join(facts['delegates'])}"]
-
-
 def run(overrides: Sequence[str], console: Console | None = None) -> Path:
     console = console or Console()
     conf = compose_config(overrides)
-    phone = connect(conf.device)
-    facts = phone.facts.manifest()
-    out = Path(conf.out or f"results/probe/{slug(phone.facts.model)}.yaml")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(draft_yaml(phone.facts, phone.serial))
-    out.with_suffix(".json").write_text(json.dumps(facts, indent=2, sort_keys=True) + "\n")
-    for line in [f"phone {phone.serial}", *summary(facts)]:
+    out, lines = write_draft(connect(conf.device), conf.out)
+    for line in lines:
         console.print(line, highlight=False)
-    console.print(f"draft device YAML: {out}", highlight=False)
     return out
 
 

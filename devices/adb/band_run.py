@@ -42,10 +42,10 @@ from devices.adb.rows import ToolRun, band_summary_row, status_of
 from devices.adb.tflite_tool import tool_command
 from devices.adb.tools import raise_for, run_all
 from devices.adb.vanilla import binary
-from harness.reporting.store import request_row
 from harness.seams.device import BaselineRun, RowSink
 from harness.seams.errors import UserError
 from harness.seams.records import Request
+from harness.seams.rows import request_row
 from harness.seams.units import NS_PER_S
 
 DEVICES = ("CPU", "GPU", "DSP", "NPU")

@@ -33,7 +33,7 @@ from devices.adb.phone import Phone, connect
 from devices.adb.sensors import loop_script, parse_log, samples_for
 from devices.adb.vanilla import run_vanilla
 from devices.opsupport import delegate_limits, fallback_processor, unsupported_ops
-from harness.runtime.clocks import WallClock
+from harness.seams.clocks import WallClock
 from harness.seams.device import BaselineRun, DeviceContext, DeviceDefaults, DeviceKind, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph

@@ -6,8 +6,12 @@ which delegate really takes which ops shows only in a ``benchmark_model`` run (i
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+from typing import Any
 
+from devices.adb.phone import Phone
 from devices.adb.probe import PhoneFacts
 
 #: delegate -> (processor name, kind, op-support rules)
@@ -72,3 +76,31 @@ def _sensors(facts: PhoneFacts) -> list[str]:
             f'  gpu_max_frequency_path: "{facts.gpu_max_frequency_path()}"',
             "  gpu_frequency_unit_hz: 1.0",
             f"  # thermal zones: {', '.join(z.type for z in facts.zones) or 'none'}"]
+
+
+def write_draft(phone: Phone, out: str) -> tuple[Path, list[str]]:
+    """Write the phone's draft YAML to ``out`` (empty: ``results/probe/<model>.yaml``) and its
+    facts as JSON beside it; the path and the lines that say what the phone is."""
+    facts = phone.facts.manifest()
+    path = Path(out or f"results/probe/{slug(phone.facts.model)}.yaml")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(draft_yaml(phone.facts, phone.serial))
+    path.with_suffix(".json").write_text(json.dumps(facts, indent=2, sort_keys=True) + "\n")
+    return path, [f"phone {phone.serial}", *summary(facts), f"draft device YAML: {path}"]
+
+
+def _temperature(value: float | None) -> str:
+    return "unreadable" if value is None else f"{value:g}"
+
+
+def summary(facts: dict[str, Any]) -> list[str]:
+    clusters = "; ".join(f"policy{c['policy']} cpus {c['cpus']} {c['min_khz']}-{c['max_khz']}"
+                         f" kHz ({len(c['freqs_khz'])} steps, {c['governor']})"
+                         for c in facts["cpu_clusters"])
+    zones = ", ".join(f"{z['type']}={_temperature(z['temperature_c'])}"
+                      for z in facts["thermal_zones"])
+    return [f"model: {facts['model']}", f"SoC: {facts['soc']}", f"ABI: {facts['abi']}",
+            f"API level: {facts['api_level']}", f"CPU clusters: {clusters or 'none'}",
+            f"thermal zones: {zones or 'none'}",
+            f"GPU clock files: {', '.join(facts['gpu_frequency_files']) or 'none'}",
+            f"delegates: {', '.join(facts['delegates'])}"]

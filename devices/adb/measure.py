@@ -34,10 +34,10 @@ from devices.adb.sensors import (
 from devices.power import PowerMonitor, windowed
 from devices.power.monsoon import MonsoonMonitor
 from devices.power.rapl import RaplMonitor
-from harness.reporting.store import sensor_row
 from harness.seams.device import RowSink
 from harness.seams.errors import UserError
 from harness.seams.records import SensorSample
+from harness.seams.rows import sensor_row
 
 #: the pseudo-processor of whole-device power rows (harness.reporting.power.DEVICE)
 DEVICE = "device"

@@ -3,7 +3,7 @@
 A :class:`ToolRun` is one tool process as the harness saw it: its command, its shell result
 (exit code and output) or why there is none, and its start and end on the run's clock.
 :func:`status_of` names how it ended; :func:`benchmark_row` copies what ``benchmark_model``
-reported into a ``phone_runs`` row (:data:`harness.reporting.store.PHONE_RUN_COLUMNS`) and
+reported into a ``phone_runs`` row (:data:`harness.seams.rows.PHONE_RUN_COLUMNS`) and
 nothing else; :func:`band_summary_row` does the same for a Band summary block.
 """
 

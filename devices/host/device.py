@@ -18,7 +18,7 @@ run every op, its model outputs move to a small table readable through
 set at construction and again by :meth:`HostDevice.start_clock`, which the experiment calls
 when the run starts, after loading and profiling (these can take seconds to minutes and
 must not eat into the scenario's warm-up and duration); the
-:class:`~harness.runtime.clocks.WallClock` it returns uses the same origin. A
+:class:`~harness.seams.clocks.WallClock` it returns uses the same origin. A
 :class:`Completion`'s
 ``start_ns`` is when the worker began the subgraph (after the dispatch from :meth:`start`),
 ``end_ns`` when its outputs were copied out; ``on_done`` is called from the worker thread.
@@ -70,7 +70,7 @@ from devices.host.threads import HostFacts, run_threads
 from devices.host.workers import Worker, litert_version, xnnpack_unsupported_ops
 from devices.opsupport import delegate_limits, fallback_processor
 from devices.processors import SupportRules
-from harness.runtime.clocks import WallClock
+from harness.seams.clocks import WallClock
 from harness.seams.device import BaselineRun, DeviceContext, DeviceDefaults, DeviceKind, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph

@@ -38,17 +38,17 @@ from devices.host.config import Kernel
 from devices.host.jobs import InputFrames, Tensors
 from devices.host.spec import HostSettings, parse_cores, parse_kernel, parse_number
 from devices.host.workers import SliceRunner, Worker
-from harness.reporting.store import request_row, sensor_row, subgraph_row
-from harness.runtime.clocks import WallClock
 from harness.runtime.core import Runtime
 from harness.runtime.driver import Driver
 from harness.runtime.sensors import SensorCache
 from harness.runtime.traffic import Traffic
+from harness.seams.clocks import WallClock
 from harness.seams.device import BaselineRun, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind, Subgraph
 from harness.seams.records import Completion, Request, SensorSample
+from harness.seams.rows import request_row, sensor_row, subgraph_row
 from harness.seams.units import NS_PER_MS, NS_PER_S
 from harness.seams.view import Assignment, Decision, SchedulerView
 

@@ -1,7 +1,7 @@
 """The twin: a calibrated discrete-event model of a phone, behind the Device protocol.
 
 Time is the SimPy environment's clock, in integer nanoseconds; :meth:`TwinDevice.start_clock`
-hands the runtime a :class:`~harness.runtime.clocks.SimClock` over that environment.
+hands the runtime a :class:`~harness.seams.clocks.SimClock` over that environment.
 :meth:`TwinDevice.start` computes the subgraph's latency from the state at its start and
 schedules one SimPy event at its end, whose callback reports the
 :class:`~harness.seams.records.Completion`. Op support comes from the public delegate rules
@@ -44,7 +44,7 @@ from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, tra
 from devices.twin.memory import Memory
 from devices.twin.spec import TwinProcessorSpec, TwinSpec, parse
 from devices.twin.tensors import TensorLocations
-from harness.runtime.clocks import SimClock
+from harness.seams.clocks import SimClock
 from harness.seams.device import DeviceContext, DeviceKind
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph

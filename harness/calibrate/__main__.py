@@ -20,20 +20,22 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
-from devices.adb.config import AdbDeviceConf
-from devices.adb.draft import slug
-from devices.adb.phone import Phone, connect
-from harness.calibrate import check
-from harness.calibrate.config import CalibrateConf, register
-from harness.calibrate.fit import (
+from baselines.band.analyzer import analyze
+from devices.adb.calibrate.fit import (
     Provenance,
     build_twin,
     fit_heating,
-    prior_conf,
     write_yaml,
 )
-from harness.calibrate.profile import Profiler, SliceTiming, profile_all, slices, tool_version
-from harness.config.compose import compose, to_object
+from devices.adb.calibrate.profile import Profiler, SliceTiming, profile_all, slices, tool_version
+from devices.adb.config import AdbDeviceConf
+from devices.adb.draft import slug
+from devices.adb.phone import Phone, connect
+from devices.twin.calibrate import load_conf
+from devices.twin.config import TwinDeviceConf
+from harness.calibrate import check
+from harness.calibrate.config import CalibrateConf, register
+from harness.config.compose import CONF_DIR, compose, to_object
 from harness.experiment.components import device_class, typed
 from harness.experiment.components import register as register_components
 from harness.experiment.models import Models, load_models
@@ -52,6 +54,13 @@ def compose_config(overrides: Sequence[str]) -> CalibrateConf:
     conf.device = typed(conf.device, cls)
     assert isinstance(conf.device, AdbDeviceConf)
     return conf
+
+
+def prior_conf(name: str) -> TwinDeviceConf:
+    path = CONF_DIR / "device" / f"{name}.yaml"
+    if not path.is_file():
+        raise UserError(f"prior={name!r}: no twin conf/device/{name}.yaml")
+    return load_conf(path)
 
 
 def passed_on(overrides: Sequence[str], group: str) -> list[str]:
@@ -76,7 +85,7 @@ def slice_table(timings: Sequence[SliceTiming]) -> pd.DataFrame:
 def measure(conf: CalibrateConf, phone: Phone, models: Models, out: Path, console: Console
             ) -> tuple[list[SliceTiming], pd.DataFrame | None]:
     profiler = Profiler(phone, models.paths, models.graphs, out / "slices")
-    todo = slices(models.graphs, phone)
+    todo = slices(models.graphs, phone, analyze)
     console.print(f"profiling {len(todo)} slices of {', '.join(models.graphs)} on "
                   f"{', '.join(p.name for p in phone.conf.processors)}, each alone")
     timings = profile_all(profiler, todo, conf.profile)

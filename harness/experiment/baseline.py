@@ -34,7 +34,7 @@ from harness.experiment.components import build_policy, open_device, policy_clas
 from harness.experiment.models import Models
 from harness.experiment.recording import RunRows
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
-from harness.reporting.bound import frame_rate_bound
+from harness.models.bound import frame_rate_bound
 from harness.reporting.store import RunRecorder
 from harness.runtime.core import Runtime
 from harness.runtime.driver import Driver

@@ -1,4 +1,4 @@
-"""The frame-rate bound of a run (:mod:`harness.reporting.bound`) from what its baselines ran.
+"""The frame-rate bound of a run (:mod:`harness.models.bound`) from what its baselines ran.
 
 Each baseline's bound (``own``) is the LP over its own plans, priced by the device's
 single-model profile of every subgraph and the device's handoff time
@@ -27,7 +27,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.reporting.bound import Bound, ModelWork, frame_rate_bound
+from harness.models.bound import Bound, ModelWork, frame_rate_bound
 from harness.seams.device import Device
 from harness.seams.plan import ModelPlan
 from harness.seams.records import Completion

@@ -1,11 +1,14 @@
 """Rows held in columns while a run goes: the per-row half of recording.
 
 A run records one subgraph row per completion (two million in a 30-minute run), one request
-row per ended request and one sensor row per processor per sample. A row is appended here as
-plain values, one Python list per column: no dict, tuple or record is made per row, and
-nothing is converted or written per row. A journal (:mod:`harness.reporting.journal`) turns
-the lists into Arrow arrays a batch at a time and empties them: a table's ``write`` (set by
-its journal) is called when it holds ``batch`` rows.
+row per ended request and one sensor row per processor per sample, each table held one
+Python list per column; nothing is converted or written per row. A subgraph row, the hot one,
+is appended as plain values (no dict, tuple or record is made for it); a request or sensor
+row is the tuple of values its declaration's function gives (:mod:`harness.seams.rows`, the
+one place a table's columns are named), appended list by list. A journal
+(:mod:`harness.reporting.journal`) turns the lists into Arrow arrays a batch at a time and
+empties them: a table's ``write`` (set by its journal) is called when it holds ``batch``
+rows.
 
 **Rows are whole or absent.** A row's values are appended one list after the other, and an
 exception can cut a row short (Ctrl-C raises where the interpreter happens to be: in a
@@ -22,15 +25,23 @@ The journal also sums, a batch at a time, the latency of the rows that succeeded
 (:attr:`SubgraphColumns.latency_ns`, for the as-run bound), so no row pays for it.
 
 Everything here is plain and fully annotated (classes with an explicit ``__init__``, no
-closures, no records made per row), so the module compiles with mypyc as it is.
+closures), so the module compiles with mypyc as it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from harness.seams.records import Request, SensorSample
+from harness.seams.rows import (
+    REQUEST_COLUMNS,
+    SENSOR_COLUMNS,
+    SUBGRAPH_COLUMNS,
+    JobFacts,
+    request_values,
+    sensor_values,
+)
 
 #: a subgraph row's own facts, in :data:`SHAPE_COLUMNS` order
 Shape = tuple[str, int, str, int, str, int, int, int]
@@ -38,20 +49,7 @@ Shape = tuple[str, int, str, int, str, int, int, int]
 #: the subgraph columns a shape holds, and the columns every row holds
 SHAPE_COLUMNS = ("baseline", "seed", "model", "subgraph", "processor", "first_unit",
                  "last_unit", "n_ops")
-ROW_COLUMNS = ("request_id", "job_id", "start_ns", "end_ns", "ok")
-
-
-class JobFacts(Protocol):
-    """What a request row needs of the job that served it (the runtime's JobRecord)."""
-
-    @property
-    def start_ns(self) -> int: ...
-    @property
-    def end_ns(self) -> int: ...
-    @property
-    def processors(self) -> str: ...
-    @property
-    def n_subgraphs(self) -> int: ...
+ROW_COLUMNS = tuple(c for c in SUBGRAPH_COLUMNS if c not in SHAPE_COLUMNS)
 
 
 def _nothing() -> None:
@@ -169,126 +167,55 @@ class SubgraphColumns(Columns):
         self.ok = []
 
 
-class RequestColumns(Columns):
-    """Request rows, one list per column of
-    :data:`~harness.reporting.store.REQUEST_COLUMNS`."""
+class TableColumns(Columns):
+    """Rows of a table held one list per column of its declaration
+    (:mod:`harness.seams.rows`), in its order."""
 
-    baseline: list[str]
-    seed: list[int]
-    request_id: list[int]
-    model: list[str]
-    frame_id: list[int]
-    stream: list[int]
-    arrival_ns: list[int]
-    start_ns: list[int]
-    end_ns: list[int]
-    slo_ns: list[int]
-    status: list[str]
-    processors: list[str]
-    n_subgraphs: list[int]
-    warmup: list[bool]
+    values: list[list[Any]]
+
+    def __init__(self, batch: int, names: tuple[str, ...]) -> None:
+        self.names = names
+        super().__init__(batch)
+
+    def put(self, row: tuple[Any, ...]) -> None:
+        """One row: its values in the declaration's column order."""
+        if len(self.values[0]) != self.count:
+            self.cut()
+        values = self.values
+        for i in range(len(values)):  # (compiled: an indexed loop, no zip object per row)
+            values[i].append(row[i])
+        self.count += 1
+        if self.count >= self.batch:
+            self.write()
+
+    def lists(self) -> dict[str, list[Any]]:
+        """Column -> its list, in the table's column order."""
+        return dict(zip(self.names, self.values, strict=True))
+
+    def clear(self) -> None:
+        """Forget the rows held (their batch was written)."""
+        self.count = 0
+        self.values = [[] for _ in self.names]
+
+
+class RequestColumns(TableColumns):
+    """Request rows, one list per column of :data:`~harness.seams.rows.REQUEST_COLUMNS`."""
+
+    def __init__(self, batch: int) -> None:
+        super().__init__(batch, tuple(REQUEST_COLUMNS))
 
     def add(self, baseline: str, seed: int, r: Request, status: str, job: JobFacts,
             warmup: bool) -> None:
         """The row of request ``r``, which ended with ``status``."""
-        if len(self.baseline) != self.count:
-            self.cut()
-        self.baseline.append(baseline)
-        self.seed.append(seed)
-        self.request_id.append(r.request_id)
-        self.model.append(r.model)
-        self.frame_id.append(r.frame_id)
-        self.stream.append(r.stream)
-        self.arrival_ns.append(r.arrival_ns)
-        self.start_ns.append(job.start_ns)
-        self.end_ns.append(job.end_ns)
-        self.slo_ns.append(r.slo_ns)
-        self.status.append(status)
-        self.processors.append(job.processors)
-        self.n_subgraphs.append(job.n_subgraphs)
-        self.warmup.append(warmup)
-        self.count += 1
-        if self.count >= self.batch:
-            self.write()
-
-    def lists(self) -> dict[str, list[Any]]:
-        """Column -> its list, in the table's column order."""
-        return {"baseline": self.baseline, "seed": self.seed, "request_id": self.request_id,
-                "model": self.model, "frame_id": self.frame_id, "stream": self.stream,
-                "arrival_ns": self.arrival_ns, "start_ns": self.start_ns,
-                "end_ns": self.end_ns, "slo_ns": self.slo_ns, "status": self.status,
-                "processors": self.processors, "n_subgraphs": self.n_subgraphs,
-                "warmup": self.warmup}
-
-    def clear(self) -> None:
-        """Forget the rows held (their batch was written)."""
-        self.count = 0
-        self.baseline = []
-        self.seed = []
-        self.request_id = []
-        self.model = []
-        self.frame_id = []
-        self.stream = []
-        self.arrival_ns = []
-        self.start_ns = []
-        self.end_ns = []
-        self.slo_ns = []
-        self.status = []
-        self.processors = []
-        self.n_subgraphs = []
-        self.warmup = []
+        self.put(request_values(baseline, seed, r, status, job, warmup))
 
 
-class SensorColumns(Columns):
-    """Sensor rows, one list per column of :data:`~harness.reporting.store.SENSOR_COLUMNS`
-    (``None``: the sensor is not available)."""
+class SensorColumns(TableColumns):
+    """Sensor rows, one list per column of :data:`~harness.seams.rows.SENSOR_COLUMNS`."""
 
-    baseline: list[str]
-    seed: list[int]
-    t_ns: list[int]
-    processor: list[str]
-    temperature_c: list[float | None]
-    frequency_hz: list[float | None]
-    max_frequency_hz: list[float | None]
-    load: list[float | None]
-    power_w: list[float | None]
-    throttled: list[bool | None]
+    def __init__(self, batch: int) -> None:
+        super().__init__(batch, tuple(SENSOR_COLUMNS))
 
     def add(self, baseline: str, seed: int, s: SensorSample) -> None:
         """The row of sample ``s``."""
-        if len(self.baseline) != self.count:
-            self.cut()
-        self.baseline.append(baseline)
-        self.seed.append(seed)
-        self.t_ns.append(s.t_ns)
-        self.processor.append(s.processor)
-        self.temperature_c.append(s.temperature_c)
-        self.frequency_hz.append(s.frequency_hz)
-        self.max_frequency_hz.append(s.max_frequency_hz)
-        self.load.append(s.load)
-        self.power_w.append(s.power_w)
-        self.throttled.append(s.throttled)
-        self.count += 1
-        if self.count >= self.batch:
-            self.write()
-
-    def lists(self) -> dict[str, list[Any]]:
-        """Column -> its list, in the table's column order."""
-        return {"baseline": self.baseline, "seed": self.seed, "t_ns": self.t_ns,
-                "processor": self.processor, "temperature_c": self.temperature_c,
-                "frequency_hz": self.frequency_hz, "max_frequency_hz": self.max_frequency_hz,
-                "load": self.load, "power_w": self.power_w, "throttled": self.throttled}
-
-    def clear(self) -> None:
-        """Forget the rows held (their batch was written)."""
-        self.count = 0
-        self.baseline = []
-        self.seed = []
-        self.t_ns = []
-        self.processor = []
-        self.temperature_c = []
-        self.frequency_hz = []
-        self.max_frequency_hz = []
-        self.load = []
-        self.power_w = []
-        self.throttled = []
+        self.put(sensor_values(baseline, seed, s))

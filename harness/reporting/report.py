@@ -223,7 +223,7 @@ def notes(table: pd.DataFrame) -> list[str]:
         text = (f"{bound.iloc[0]:.2f}" if bound.nunique() == 1 else
                 f"{bound.mean():.2f} (mean over seeds)")
         lines.append(f"bound: {text} frames/s, the LP over every plan of the run "
-                     f"(harness/reporting/bound.py); % bound = FPS / bound; % of as-run = FPS "
+                     f"(harness/models/bound.py); % bound = FPS / bound; % of as-run = FPS "
                      f"/ the own-plan LP at the run's measured subgraph latencies "
                      f"(harness/experiment/bounds.py)")
     if "failed_reason" in table.columns:

@@ -29,8 +29,8 @@ parquet file by a streamed conversion (row group by row group, so memory stays b
 whatever the run's length: :mod:`harness.reporting.parquet`), and the journal is removed.
 Statistics are always derived from these rows, never from printed text.
 
-Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``unfinished``
-(the run ended first), ``failed`` (the device could not run it).
+Every table's columns are declared once, in :mod:`harness.seams.rows` (with the request
+``status`` values).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.reporting.columns import JobFacts, RequestColumns, SensorColumns, SubgraphColumns
+from harness.reporting.columns import RequestColumns, SensorColumns, SubgraphColumns
 from harness.reporting.journal import (
     BATCH_ROWS,
     ArrowJournal,
@@ -56,120 +56,14 @@ from harness.reporting.journal import (
 )
 from harness.reporting.parquet import empty, read_parquet
 from harness.seams.errors import UserError
-from harness.seams.records import Completion, Request, SensorSample
-
-#: bump on any change of the columns below, and teach :func:`_migrate` the old layout
-#: (2: a ``seed`` column in every table; a run folder holds every seed of its run;
-#: 3: the phone tables, absent (empty) in older folders)
-SCHEMA_VERSION = 3
-
-#: column -> pandas dtype
-REQUEST_COLUMNS: dict[str, str] = {
-    "baseline": "string",
-    "seed": "int64",  # the seed of the repetition (seed.base + i)
-    "request_id": "int64",
-    "model": "string",
-    "frame_id": "int64",
-    "stream": "int64",
-    "arrival_ns": "int64",
-    "start_ns": "int64",  # first subgraph start, -1 if none ran
-    "end_ns": "int64",  # last subgraph end, -1 if not finished
-    "slo_ns": "int64",  # 0 = no SLO
-    "status": "string",
-    "processors": "string",  # processors used, comma-separated, in order of first use
-    "n_subgraphs": "int64",
-    "warmup": "bool",  # issued during warm-up: excluded from metrics
-}
-
-SUBGRAPH_COLUMNS: dict[str, str] = {
-    "baseline": "string",
-    "seed": "int64",  # the seed of the repetition (seed.base + i)
-    "request_id": "int64",
-    "job_id": "int64",
-    "model": "string",
-    "subgraph": "int64",  # index in the model's plan
-    "processor": "string",
-    "first_unit": "int64",
-    "last_unit": "int64",
-    "n_ops": "int64",
-    "start_ns": "int64",
-    "end_ns": "int64",
-    "ok": "bool",
-}
-
-SENSOR_COLUMNS: dict[str, str] = {
-    "baseline": "string",
-    "seed": "int64",  # the seed of the repetition (seed.base + i)
-    "t_ns": "int64",
-    "processor": "string",
-    "temperature_c": "float64",
-    "frequency_hz": "float64",
-    "max_frequency_hz": "float64",
-    "load": "float64",
-    "power_w": "float64",
-    "throttled": "boolean",
-}
-
-#: one row per tool process on a phone; times in µs as the tool reports them, NaN (or -1,
-#: "") where it reports nothing
-PHONE_RUN_COLUMNS: dict[str, str] = {
-    "baseline": "string",
-    "seed": "int64",
-    "tool": "string",  # benchmark_model | band_benchmark
-    "model": "string",  # "" for a summary over every model (Band's stream mode)
-    "processor": "string",  # the device config's processor ("" for Band: it places itself)
-    "delegate": "string",  # cpu | xnnpack | gpu | nnapi | hexagon, or band
-    # ok | failed (non-zero exit) | timeout (killed on the phone) | truncated (output cut
-    # before its final timings) | lost (the phone went away)
-    "status": "string",
-    "exit_code": "int64",  # -1: unknown (lost)
-    "start_ns": "int64",  # the process's start and end on the run's clock, -1 unknown
-    "end_ns": "int64",
-    "run_frequency_hz": "float64",  # --run_frequency (0: back to back)
-    "threads": "int64",
-    "init_us": "float64",  # model load and delegate preparation
-    "first_us": "float64",  # the first (warm-up) inference
-    "warmup_count": "float64",
-    "warmup_avg_us": "float64",
-    "count": "float64",  # inferences in the regular (measured) phase
-    "avg_us": "float64",
-    "std_us": "float64",
-    "min_us": "float64",
-    "max_us": "float64",
-    "p5_us": "float64",
-    "p50_us": "float64",
-    "p95_us": "float64",
-    "canceled": "float64",  # requests the tool dropped (Band: SLO violations)
-    "slo_satisfaction": "float64",  # share in [0, 1] the tool reports (Band), NaN otherwise
-    "init_memory_mb": "float64",
-    "overall_memory_mb": "float64",
-    "peak_memory_mb": "float64",
-    "delegate_name": "string",  # as the tool names it, e.g. TfLiteGpuDelegateV2
-    "delegated_nodes": "float64",  # "Replacing N out of M node(s)": N, M, partitions
-    "total_nodes": "float64",
-    "delegate_partitions": "float64",
-    "delegate_coverage": "string",  # full | partial | none | "" (no delegate line)
-    "command": "string",
-    "error": "string",  # the tool's last error line, or the harness's reason
-    "output": "string",  # the tool's output (its tail beyond 64 KB is dropped)
-}
-
-#: one row per op of ``benchmark_model --enable_op_profiling``'s Run Order table
-PHONE_OP_COLUMNS: dict[str, str] = {
-    "baseline": "string",
-    "seed": "int64",
-    "model": "string",
-    "processor": "string",
-    "order": "int64",
-    "node_type": "string",
-    "name": "string",
-    "first_ms": "float64",
-    "avg_ms": "float64",
-    "share_pct": "float64",
-    "cdf_pct": "float64",
-    "mem_kb": "float64",
-    "times_called": "int64",
-}
+from harness.seams.rows import (
+    PHONE_OP_COLUMNS,
+    PHONE_RUN_COLUMNS,
+    REQUEST_COLUMNS,
+    SCHEMA_VERSION,
+    SENSOR_COLUMNS,
+    SUBGRAPH_COLUMNS,
+)
 
 TABLES: dict[str, dict[str, str]] = {
     "requests": REQUEST_COLUMNS,
@@ -321,36 +215,3 @@ def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:
     if version not in (1, 2, SCHEMA_VERSION):
         raise ValueError(f"results schema {version} is not readable by schema {SCHEMA_VERSION}")
     return frame
-
-
-# -- rows ---------------------------------------------------------------------------------
-
-
-def request_row(
-    baseline: str, seed: int, r: Request, status: str, rec: JobFacts, warmup: bool
-) -> dict[str, Any]:
-    return {
-        "baseline": baseline, "seed": seed, "request_id": r.request_id, "model": r.model,
-        "frame_id": r.frame_id, "stream": r.stream, "arrival_ns": r.arrival_ns,
-        "start_ns": rec.start_ns, "end_ns": rec.end_ns, "slo_ns": r.slo_ns, "status": status,
-        "processors": rec.processors, "n_subgraphs": rec.n_subgraphs, "warmup": warmup,
-    }
-
-
-def subgraph_row(baseline: str, seed: int, c: Completion) -> dict[str, Any]:
-    sg = c.subgraph
-    return {
-        "baseline": baseline, "seed": seed, "request_id": c.request.request_id, "job_id": c.job_id,
-        "model": sg.model, "subgraph": sg.index, "processor": sg.processor,
-        "first_unit": sg.first_unit, "last_unit": sg.last_unit, "n_ops": len(sg.ops),
-        "start_ns": c.start_ns, "end_ns": c.end_ns, "ok": c.ok,
-    }
-
-
-def sensor_row(baseline: str, seed: int, s: SensorSample) -> dict[str, Any]:
-    return {
-        "baseline": baseline, "seed": seed, "t_ns": s.t_ns, "processor": s.processor,
-        "temperature_c": s.temperature_c, "frequency_hz": s.frequency_hz,
-        "max_frequency_hz": s.max_frequency_hz, "load": s.load, "power_w": s.power_w,
-        "throttled": s.throttled,
-    }

@@ -1,6 +1,6 @@
 """The seams: the small floor every role of the harness codes against.
 
-Nothing here imports anything above it (only the standard library and numpy), so a policy,
+Nothing here imports anything above it (only the standard library, numpy and SimPy), so a policy,
 a device backend and the harness can each depend on this package and on nothing of each
 other's:
 
@@ -14,5 +14,7 @@ other's:
 * :mod:`~harness.seams.policy` and :mod:`~harness.seams.device` — the two protocols, with the
   context each component is built from;
 * :mod:`~harness.seams.errors` — bad input (:class:`UserError`) and how commands report it;
+* :mod:`~harness.seams.clocks` — the two clocks a run goes by (simulated, wall);
+* :mod:`~harness.seams.rows` — the run folder's tables, each row schema declared once;
 * :mod:`~harness.seams.units` — time is integer nanoseconds everywhere.
 """

@@ -126,7 +126,7 @@ class Device(Protocol):
 
 class RowSink(Protocol):
     """Where a run's rows go (the run folder's journals): ``table`` is ``requests``,
-    ``subgraphs``, ``sensors`` or another table of :mod:`harness.reporting.store`."""
+    ``subgraphs``, ``sensors`` or another table of :mod:`harness.seams.rows`."""
 
     def append(self, table: str, row: Mapping[str, Any]) -> None: ...
 

@@ -207,7 +207,7 @@ def test_work_others_can_run_nowhere_else_is_counted_first() -> None:
 
 def test_lp_split_alternates_in_the_lps_proportions() -> None:
     """m: unit 0 on the cpu (4 ms) or the gpu (8 ms), unit 1 only on the cpu (6 ms). The
-    frame-rate LP (tests/harness/reporting/test_bound.py works it by hand) starts 25 of its
+    frame-rate LP (tests/harness/models/test_bound.py works it by hand) starts 25 of its
     150 frames/s on the cpu and 125 on the gpu: a 1 : 5 split. With ``lp_split`` six jobs, one
     at a time on an idle device, follow the deficit count (gpu, gpu, gpu by the larger share
     at the tie, cpu, gpu, gpu); without it each takes the earliest finish, the cpu (10 ms

@@ -32,9 +32,10 @@ from devices.host.profiles import Timing
 from devices.host.spec import available_cores
 from devices.opsupport import SupportRules
 from harness.reporting.journal import journal_frame
-from harness.reporting.store import REQUEST_COLUMNS, load_run
+from harness.reporting.store import load_run
 from harness.seams.plan import ModelPlan, ProcessorKind, Subgraph
 from harness.seams.records import Completion, Request
+from harness.seams.rows import REQUEST_COLUMNS
 from tests.fixtures import raw
 from tests.fixtures.frs_zoo import STAND_INS, frs_zoo
 from tests.fixtures.paths import REPO

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness.experiment.bounds import Timings, Work, as_run
-from harness.reporting.bound import ModelWork, frame_rate_bound
+from harness.models.bound import ModelWork, frame_rate_bound
 from harness.seams.records import Completion, Request
 from tests.fixtures.policies import MS, plan
 

@@ -24,7 +24,7 @@ from harness.config.schema import BaselineConf, DeviceConf
 from harness.experiment import session
 from harness.reporting.measures import Metric, SeedRows, Shown, Table
 from harness.reporting.store import load_run
-from harness.runtime.clocks import SimClock
+from harness.seams.clocks import SimClock
 from harness.seams.device import DeviceContext, DeviceDefaults, DeviceKind
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph

@@ -30,7 +30,8 @@ import pandas as pd
 import pytest
 
 from harness.reporting.metrics import scenario_metrics
-from harness.reporting.store import REQUEST_COLUMNS, RunData
+from harness.reporting.store import RunData
+from harness.seams.rows import REQUEST_COLUMNS
 from tests.fixtures.runs import SHORT, compose_run, run_baselines
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "k50pro_frs_seed0.json"

@@ -13,8 +13,9 @@ import pytest
 from harness.config.rundir import check_run_dir, fresh_dir
 from harness.reporting.compare import compare, coverage
 from harness.reporting.journal import read_journal
-from harness.reporting.store import REQUEST_COLUMNS, load_run
+from harness.reporting.store import load_run
 from harness.seams.errors import UserError
+from harness.seams.rows import REQUEST_COLUMNS
 from tests.harness.reporting.test_metrics import small_run
 
 #: small_run's span: frames every 50 ms for 1 s, the first 100 ms warm-up

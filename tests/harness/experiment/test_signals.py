@@ -28,7 +28,8 @@ import pytest
 
 from harness.__main__ import main
 from harness.reporting.journal import journal_frame
-from harness.reporting.store import REQUEST_COLUMNS, RunRecorder, load_run
+from harness.reporting.store import RunRecorder, load_run
+from harness.seams.rows import REQUEST_COLUMNS
 from tests.fixtures.paths import REPO
 
 #: a run far longer than the test: only a signal ends it

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from harness.reporting.phone import phone_scenario_metrics
-from harness.reporting.store import PHONE_RUN_COLUMNS, SENSOR_COLUMNS
+from harness.seams.rows import PHONE_RUN_COLUMNS, SENSOR_COLUMNS
 
 S = 1_000_000_000
 

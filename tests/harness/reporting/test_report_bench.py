@@ -35,14 +35,12 @@ from harness.reporting import trace
 from harness.reporting.columns import SHAPE_COLUMNS
 from harness.reporting.metrics import compute
 from harness.reporting.store import (
-    REQUEST_COLUMNS,
-    SENSOR_COLUMNS,
-    SUBGRAPH_COLUMNS,
     RunData,
     RunRecorder,
     load_run,
 )
 from harness.seams.records import Completion, Request, SensorSample
+from harness.seams.rows import REQUEST_COLUMNS, SENSOR_COLUMNS, SUBGRAPH_COLUMNS
 from tests.fixtures.policies import plan
 from tests.harness.runtime.test_runtime_bench import report
 

@@ -1,9 +1,9 @@
 """The plans and the literal flow program that the frame-rate bound's tests share.
 
-:func:`flow_program` builds the program of :mod:`harness.reporting.bound`'s docstring
+:func:`flow_program` builds the program of :mod:`harness.models.bound`'s docstring
 literally (one column per f[s, q], sparse) and solves it with HiGHS: the reference the bound's
 chain generation must agree with. :func:`work`, :func:`plans` and :func:`uneven_ranges` build
-the :class:`~harness.reporting.bound.ModelWork` the tests feed both.
+the :class:`~harness.models.bound.ModelWork` the tests feed both.
 
 Plans come from :func:`tests.fixtures.policies.plan`: spans ``(processor, first, last, ns)``;
 unit ``u`` holds op ``u``. Times in the comments are ms; a processor has 1000 ms per second.
@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from harness.reporting.bound import ModelWork
+from harness.models.bound import ModelWork
 from tests.fixtures.policies import MS, Span, plan
 
 S = 1e9
@@ -47,7 +47,7 @@ TWO_UNITS = (("cpu", 0, 0, 4 * MS), ("gpu", 0, 0, 8 * MS), ("cpu", 1, 1, 6 * MS)
 
 def flow_program(processors: Sequence[str], models: Mapping[str, ModelWork],
                  capacity: Mapping[str, float] | None = None) -> tuple[float, int]:
-    """(optimal F, columns) of the program in :mod:`harness.reporting.bound`'s docstring, one
+    """(optimal F, columns) of the program in :mod:`harness.models.bound`'s docstring, one
     column per f[s, q]."""
     rows: dict[tuple[object, ...], int] = {}
     eq: list[tuple[int, int, float]] = []

@@ -1,4 +1,4 @@
-"""Known answers of the calibration's fits (harness/calibrate/fit.py): the latency fit
+"""Known answers of the calibration's fits (devices/adb/calibrate/fit.py): the latency fit
 recovers the overhead and peak factors a phone was made with, and the heat-up fit the rise
 and time constant of a first-order step response."""
 
@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from devices.adb.calibrate.fit import fit_heating, fit_latency
+from devices.adb.calibrate.profile import SliceSpec, SliceTiming
 from devices.twin.calibrate import load_conf
 from devices.twin.latency import OpTable
 from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec, parse
-from harness.calibrate.fit import fit_heating, fit_latency
-from harness.calibrate.profile import SliceSpec, SliceTiming
 from harness.models import zoo
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph

@@ -1,27 +1,27 @@
 """Measuring on the phone: every slice alone on its delegate, and a heat-up trace.
 
-The slices are the op sets Band's analyzer cuts at minimum subgraph size 1
-(:func:`baselines.band.analyzer.analyze`: unit and merged subgraphs per processor, from the
-processors' op-support rules); each is cut from its model file exactly
-(:class:`devices.host.slicecache.SliceCache`; a slice that is the whole model is the file
-itself), pushed by content hash, and run by the stock ``benchmark_model`` on its processor's
-delegate, one process at a time, so each figure is the slice *alone*. The figure kept is the
-tool's mean (``Inference (avg)``, what its rate and so a frame rate follow from). The heat-up
-trace runs one model back to back on one processor while the sensor loop samples
-(:class:`devices.adb.measure.Measurement`).
+The slices are the op sets Band's analyzer cuts at minimum subgraph size 1 (unit and merged
+subgraphs per processor, from the processors' op-support rules; the command passes
+:func:`baselines.band.analyzer.analyze` in as an :data:`Analyzer`: a device names no policy);
+each is cut from its model file exactly (:class:`devices.host.slicecache.SliceCache`; a slice
+that is the whole model is the file itself), pushed by content hash, and run by the stock
+``benchmark_model`` on its processor's delegate, one process at a time, so each figure is the
+slice *alone*. The figure kept is the tool's mean (``Inference (avg)``, what its rate and so a
+frame rate follow from). The heat-up trace runs one model back to back on one processor while
+the sensor loop samples (:class:`devices.adb.measure.Measurement`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from baselines.band.analyzer import analyze
+from devices.adb.calibrate.config import HeatConf, ProfileConf
 from devices.adb.clock import sync_clock
 from devices.adb.measure import Measurement
 from devices.adb.phone import Phone
@@ -32,11 +32,14 @@ from devices.adb.tools import raise_for, run_all
 from devices.adb.vanilla import binary
 from devices.host.slicecache import SliceCache
 from devices.opsupport.support import unsupported_ops
-from harness.calibrate.config import HeatConf, ProfileConf
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import Processor, op_ranges
+from harness.seams.plan import ModelPlan, Processor, op_ranges
 
+#: an analyzer: (graph, processors, unsupported ops per processor, minimum subgraph size,
+#: merged subgraphs too) -> the plan of unit and merged subgraphs
+Analyzer = Callable[[ModelGraph, Sequence[Processor], Mapping[str, frozenset[int]], int, bool],
+                    ModelPlan]
 
 @dataclass(frozen=True, slots=True)
 class SliceSpec:
@@ -57,8 +60,10 @@ class SliceTiming:
     std_us: float
 
 
-def slices(graphs: Mapping[str, ModelGraph], phone: Phone) -> list[SliceSpec]:
-    """Every distinct (model, processor, op set) of Band's size-1 plans of ``graphs``."""
+def slices(graphs: Mapping[str, ModelGraph], phone: Phone, analyze: Analyzer
+           ) -> list[SliceSpec]:
+    """Every distinct (model, processor, op set) of the size-1 plans ``analyze`` (Band's
+    analyzer) cuts of ``graphs``."""
     procs = phone.conf.processors
     found: dict[tuple[str, str, frozenset[int]], SliceSpec] = {}
     for name, graph in graphs.items():

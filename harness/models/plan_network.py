@@ -1,6 +1,6 @@
 """The network of one plan, and its cheapest chain at given processor prices.
 
-The frame-rate bound (:mod:`harness.reporting.bound`, whose docstring states the program and
+The frame-rate bound (:mod:`harness.models.bound`, whose docstring states the program and
 why it bounds) sees each plan of a model as a flow network on unit boundaries, split by the
 processor that ran the last subgraph: the *source* is unit 0; the inner node ``(u, q)`` means
 "units ``0..u-1`` are done and the last subgraph ran on ``q``"; the *sink* is unit ``n``. A

@@ -1,4 +1,4 @@
-""":func:`harness.reporting.bound.handoff_bytes` on small hand-built graphs: the bytes a
+""":func:`harness.models.bound.handoff_bytes` on small hand-built graphs: the bytes a
 subgraph's predecessor must hand over are those of its pure inputs that the previous unit
 made, and nothing older; checked by hand and against the literal definition."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.reporting.bound import handoff_bytes
+from harness.models.bound import handoff_bytes
 from harness.seams.plan import ModelPlan, Subgraph
 from tests.fixtures.graphs import dag
 

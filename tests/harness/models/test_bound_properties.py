@@ -1,6 +1,6 @@
 """The frame-rate bound's chain generation against two independent references, on random small
 plans (hypothesis): the literal flow program
-(:func:`tests.harness.reporting.bound_cases.flow_program`, solved by HiGHS), and every chain of
+(:func:`tests.harness.models.bound_cases.flow_program`, solved by HiGHS), and every chain of
 a plan enumerated by brute force (:func:`chains`), which brackets the optimum from below (the
 best single chain per model) and from above (capacity over the cheapest work). The flows,
 busy times and shares it returns are checked for consistency too.
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.reporting.bound import Bound, ModelWork, frame_rate_bound
+from harness.models.bound import Bound, ModelWork, frame_rate_bound
 from harness.seams.plan import ModelPlan
 from tests.fixtures.policies import MS, plan
-from tests.harness.reporting.bound_cases import S, flow_program, uneven_ranges
+from tests.harness.models.bound_cases import S, flow_program, uneven_ranges
 
 # -- the second reference: every chain, by brute force -------------------------------------
 

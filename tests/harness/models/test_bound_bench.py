@@ -12,11 +12,11 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from baselines.band.analyzer import analyze
 from devices.opsupport import support_table
+from harness.models.bound import Bound, ModelWork, frame_rate_bound, handoff_bytes
 from harness.models.zoo import load_graph
-from harness.reporting.bound import Bound, ModelWork, frame_rate_bound, handoff_bytes
 from harness.seams.plan import Processor
 from tests.fixtures.runs import compose_run
-from tests.harness.reporting.bound_cases import flow_program
+from tests.harness.models.bound_cases import flow_program
 
 
 def efficientnet_b4_work() -> tuple[list[str], dict[str, ModelWork]]:

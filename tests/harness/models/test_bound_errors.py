@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 import pytest
 from scipy.optimize import OptimizeResult
 
-from harness.reporting import bound
-from harness.reporting.bound import ModelWork, frame_rate_bound
+from harness.models import bound
+from harness.models.bound import ModelWork, frame_rate_bound
 from harness.seams.errors import UserError
 from tests.fixtures.policies import MS, plan
-from tests.harness.reporting.bound_cases import TWO_UNITS, work
+from tests.harness.models.bound_cases import TWO_UNITS, work
 
 CPU_10 = work("m", ("cpu", 0, 0, 10 * MS))
 

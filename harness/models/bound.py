@@ -45,7 +45,7 @@ its duals price the processors (``y[p] >= 0``: frames per second that one more b
 per second on ``p`` would give) and the models (``lam[m]``); a chain of model ``m`` improves it
 only if it costs less than ``lam[m]`` at those prices, so each round adds every model's
 cheapest chain, found by a shortest path over the network
-(:mod:`harness.reporting.plan_network`), until none improves. Any ``y >= 0`` also bounds the
+(:mod:`harness.models.plan_network`), until none improves. Any ``y >= 0`` also bounds the
 optimum from above, ``F* <= capacity . y / sum_m cheapest_m(y)`` (``F`` frames per second need
 ``F * cheapest_m(y)`` priced seconds of each model), so rounds stop once that bound is within
 ``GAP`` of the chain program's ``F``, which is returned (exact to HiGHS's tolerances and
@@ -63,7 +63,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from harness.reporting.plan_network import Path, PlanNetwork
+from harness.models.plan_network import Path, PlanNetwork
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Subgraph
@@ -234,7 +234,7 @@ def _plan_table(model: str, position: int, plan: ModelPlan, work: ModelWork,
 
 def _network(model: str, position: int, plan: ModelPlan, work: ModelWork,
              index: Mapping[str, int]) -> PlanNetwork:
-    """The network of one plan (:mod:`harness.reporting.plan_network`), its subgraphs
+    """The network of one plan (:mod:`harness.models.plan_network`), its subgraphs
     checked and priced."""
     return PlanNetwork.of(model, position, plan.num_units,
                           _plan_table(model, position, plan, work, index), len(index))

@@ -1,6 +1,6 @@
 """The frame-rate bound on small cases whose answers are known: worked by hand (the LP's
 optimum, and where it is unique its busy times, shares and flows), and equal to the literal
-flow program (:func:`tests.harness.reporting.bound_cases.flow_program`) on a larger case.
+flow program (:func:`tests.harness.models.bound_cases.flow_program`) on a larger case.
 
 Plans come from :func:`tests.fixtures.policies.plan`: spans ``(processor, first, last, ns)``;
 unit ``u`` holds op ``u``. Times in the comments are ms; a processor has 1000 ms per second.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.reporting.bound import ModelWork, frame_rate_bound
+from harness.models.bound import ModelWork, frame_rate_bound
 from tests.fixtures.policies import MS
-from tests.harness.reporting.bound_cases import (
+from tests.harness.models.bound_cases import (
     TWO_UNITS,
     flow_program,
     plans,

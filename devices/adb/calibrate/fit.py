@@ -36,14 +36,12 @@ import pandas as pd
 from omegaconf import OmegaConf
 from scipy.optimize import curve_fit, least_squares
 
+from devices.adb.calibrate.profile import SliceTiming
 from devices.adb.config import AdbDeviceConf
 from devices.adb.probe import PhoneFacts
-from devices.twin.calibrate import load_conf
 from devices.twin.config import TwinDeviceConf, TwinProcessorBlock, TwinProcessorConf
 from devices.twin.latency import OpTable
 from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec, measured_key, parse
-from harness.calibrate.profile import SliceTiming
-from harness.config.compose import CONF_DIR
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 
@@ -76,13 +74,6 @@ class HeatFit:
     rise_c: float
     tau_s: float
     samples: int
-
-
-def prior_conf(name: str) -> TwinDeviceConf:
-    path = CONF_DIR / "device" / f"{name}.yaml"
-    if not path.is_file():
-        raise UserError(f"prior={name!r}: no twin conf/device/{name}.yaml")
-    return load_conf(path)
 
 
 def twin_processors(prior: TwinDeviceConf, phone: AdbDeviceConf, prov: Provenance

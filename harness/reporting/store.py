@@ -27,6 +27,8 @@ about the last second of wall time, never more than ``BATCH_ROWS`` rows of a tab
 recorder closes, and in :func:`load_run` if a run never closed, each journal becomes one
 parquet file by a streamed conversion (row group by row group, so memory stays bounded
 whatever the run's length: :mod:`harness.reporting.parquet`), and the journal is removed.
+:func:`read_table` reads a table without converting anything (a journal in place): what
+:class:`~harness.reporting.runfolder.RunFolder`, the reader of run folders, uses.
 Statistics are always derived from these rows, never from printed text.
 
 Request ``status``: ``ok`` (finished), ``dropped`` (the policy dropped it), ``unfinished``

@@ -32,7 +32,6 @@ from IPython.display import Image, Markdown, display
 from harness.paper import figures, nb
 from harness.reporting import metrics, paper, plots
 from harness.reporting.stats import NAN, Interval
-from harness.reporting.summary import failures_of
 
 found = nb.runs("fig12")
 display(Markdown(nb.heading("Figure 12 and Table VII: robustness", found)))
@@ -68,9 +67,9 @@ failure_pct.groupby("baseline").mean()
 # %%
 def fails_at(run: nb.Run) -> dict[str, bool]:
     """Baseline -> whether it failed at this run's N."""
-    failed = failures_of(run.data.manifest)
+    failed = run.failed_seeds
     pct = not_finished_pct(run).groupby("baseline").mean()
-    names = run.data.manifest["baselines"]
+    names = run.baselines()
     return {b: b in failed or bool(pct.get(b, 100.0) > 1.0) for b in names}
 
 
@@ -157,7 +156,7 @@ def cpu_throttled(baseline: str) -> str:
 # ## Beside the paper
 
 # %%
-span_s = thermal.data.manifest["config"]["scenario"]["duration_s"]
+span_s = thermal.folder.duration_s or 0.0
 span = f"{span_s:g} s" if span_s < 60 else f"{span_s / 60:g} min"
 rows = []
 for baseline, ref in paper.TABLE7.items():
@@ -172,7 +171,7 @@ for baseline, ref in paper.TABLE7.items():
     pct = failure_pct[failure_pct.index.get_level_values(0) == baseline]
     rows.append(nb.why(nb.Row("table7", f"{baseline} failure rate", ref.failure_rate_pct,
                               nb.interval(pct), "%", kind=failure.kind,
-                              note=f"{failure.data.manifest['config']['scenario']['duration_s']:g}"
+                              note=f"{failure.folder.duration_s or 0.0:g}"
                                    " s measured; unfinished at the end count"),
                        not_finished(failure, baseline)))
     best, all_passed = max_concurrent(baseline)

@@ -32,19 +32,13 @@ run = found[0]
 
 
 # %%
-def total(facts: dict) -> int:
-    c = facts["plans"]["deeplabv3"]
-    return c["unit_subgraphs"] + c["merged"]
-
-
 m = metrics.compute(run.data)
 per_seed = m.models.merge(m.scenario[["baseline", "seed", "fps"]], on=["baseline", "seed"])
-plans = run.data.manifest["runs"]
-per_seed["subgraphs"] = [total(plans[b][str(s)]) for b, s in
+per_seed["subgraphs"] = [run.folder.plans(b, s)["deeplabv3"].total for b, s in
                          zip(per_seed["baseline"], per_seed["seed"], strict=True)]
 per_seed["window"] = [int(b.removeprefix("adms_ws")) if b.startswith("adms_ws") else None
                       for b in per_seed["baseline"]]
-tuned = next(iter(plans["adms"].values()))["plan_meta"]["deeplabv3"]["window_size"]
+tuned = next(iter(run.folder.runs("adms").values())).plan_meta["deeplabv3"]["window_size"]
 print("the tuner's windows per processor:", tuned)
 summary = per_seed.groupby("baseline")[["window", "latency_mean_ms", "fps", "subgraphs"]].mean()
 summary

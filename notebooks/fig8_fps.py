@@ -100,10 +100,9 @@ def bound(run: nb.Run, baseline: str, paper_fps: float) -> str:
 
 def memory_why(run: nb.Run, baseline: str) -> str:
     """The twin's memory check, quoted from the first failed seed."""
-    for facts in run.data.manifest["runs"].get(baseline, {}).values():
-        why = str(facts.get("failed", ""))
-        if "memory" in why:
-            return "twin's memory check: " + why.split(": ", 1)[-1].split("; ", 1)[-1]
+    for failure in run.folder.failed(baseline):
+        if "memory" in failure.reason:
+            return "twin's memory check: " + failure.detail
     return ""
 
 

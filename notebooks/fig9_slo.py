@@ -38,7 +38,7 @@ display(Markdown(nb.heading("Figure 9: SLO satisfaction vs SLO multiplier", foun
 # %%
 def slo_rows(run: nb.Run) -> pd.DataFrame:
     models = metrics.compute(run.data).models
-    multiplier = run.data.manifest["config"]["scenario"]["slo_multiplier"]
+    multiplier = run.folder.scenario_config["slo_multiplier"]
     return models.assign(multiplier=float(multiplier),
                          slo_pct=100 * models["slo_satisfaction"])[
         ["multiplier", "baseline", "model", "seed", "slo_pct"]]
@@ -131,7 +131,7 @@ def throttled(run: nb.Run) -> pd.Series:
 
 
 at_one_runs = [r for r in found
-               if float(r.data.manifest["config"]["scenario"]["slo_multiplier"]) == 1.0]
+               if float(r.folder.scenario_config["slo_multiplier"]) == 1.0]
 split = latency_split(at_one_runs[0]) if at_one_runs else pd.DataFrame()
 throttle = throttled(at_one_runs[0]) if at_one_runs else pd.Series(dtype=float)
 display(split, throttle)

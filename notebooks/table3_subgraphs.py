@@ -37,12 +37,11 @@ display(Markdown(nb.heading("Table III: subgraph and op counts", found)))
 def plan_counts(run: nb.Run) -> list[dict]:
     """Per baseline and seed, the plan counts of the run's one model (from the manifest)."""
     out = []
-    for baseline, by_seed in run.data.manifest["runs"].items():
-        for seed, facts in by_seed.items():
-            for model, c in facts.get("plans", {}).items():
-                out.append({"model": model, "baseline": baseline, "seed": int(seed),
-                            "unit": c["unit"], "merged": c["merged"],
-                            "total": c["unit_subgraphs"] + c["merged"]})
+    for baseline in run.baselines():
+        for seed, ran in run.folder.runs(baseline).items():
+            for model, c in ran.plans.items():
+                out.append({"model": model, "baseline": baseline, "seed": seed,
+                            "unit": c.unit, "merged": c.merged, "total": c.total})
     return out
 
 

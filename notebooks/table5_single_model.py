@@ -35,13 +35,10 @@ display(Markdown(nb.heading("Table V: single-model subgraphs and latency", found
 # %%
 def rows_of(run: nb.Run) -> pd.DataFrame:
     models = metrics.compute(run.data).models
-    plans = run.data.manifest["runs"]
-    models["unit"] = [plans[b][str(s)]["plans"][m]["unit"]
-                      for b, s, m in zip(models["baseline"], models["seed"], models["model"],
-                                         strict=True)]
-    models["merged"] = [plans[b][str(s)]["plans"][m]["merged"]
-                        for b, s, m in zip(models["baseline"], models["seed"], models["model"],
-                                           strict=True)]
+    counts = [run.folder.plans(b, s)[m]
+              for b, s, m in zip(models["baseline"], models["seed"], models["model"], strict=True)]
+    models["unit"] = [c.unit for c in counts]
+    models["merged"] = [c.merged for c in counts]
     return models[["model", "baseline", "seed", "unit", "merged", "latency_mean_ms"]]
 
 
@@ -75,9 +72,9 @@ split = pd.concat([nb.request_time(r, ["model", "baseline"]).drop(columns="subgr
                    for r in found], ignore_index=True)  # ms of subgraphs per request
 windows: dict[tuple[str, str], dict[str, int]] = {}
 for run in found:
-    for baseline, by_seed in run.data.manifest["runs"].items():
-        for facts in by_seed.values():
-            for model, meta in facts.get("plan_meta", {}).items():
+    for baseline in run.baselines():
+        for ran in run.folder.runs(baseline).values():
+            for model, meta in ran.plan_meta.items():
                 windows[(model, baseline)] = meta.get("windows", {})
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from harness.experiment.bounds import BoundCache, as_run, work_of
 from harness.experiment.bounds import facts as bound_facts
 from harness.experiment.components import build_policy, open_device, policy_class
 from harness.experiment.models import Models
+from harness.experiment.outcome import BaselineOutcome
 from harness.experiment.recording import RunRows
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
 from harness.models.bound import frame_rate_bound
@@ -66,10 +66,10 @@ def run_baseline(
     cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, seed: int | None = None,
     bounds: BoundCache | None = None,
-) -> dict[str, Any]:
-    """Run one baseline with one seed (default ``seed.base``); returns facts for the
-    manifest (device info, plan counts, the frame-rate bound of its plans) and, under
-    ``_work``, its plans with their costs (for the run's bound; not for the manifest)."""
+) -> BaselineOutcome:
+    """Run one baseline with one seed (default ``seed.base``): its facts for the manifest
+    (device info, plan counts, the frame-rate bound of its plans) and, on the runtime, its
+    plans with their costs (for the run's bound; not for the manifest)."""
     seed = cfg.seed.base if seed is None else seed
     rngs = seeds(seed)
     device = open_device(cfg.device, device_context(cfg, models, rngs))
@@ -78,7 +78,7 @@ def run_baseline(
         if isinstance(device, BaselineRunner) and device.runs_baseline(runner):
             run = BaselineRun(name, runner, cfg.baselines[name], cfg.scenario, seed, rngs,
                               progress)
-            return dict(device.run_baseline(run, recorder))
+            return BaselineOutcome(dict(device.run_baseline(run, recorder)))
         return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs,
                        bounds or BoundCache())
     finally:
@@ -89,7 +89,7 @@ def _run_on(
     cfg: RunConf, name: str, seed: int, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, device: Device,
     rngs: Mapping[str, np.random.Generator], bounds: BoundCache,
-) -> dict[str, Any]:
+) -> BaselineOutcome:
     info = device.describe()
     unsupported = {m: device.op_support(g) for m, g in models.graphs.items()}
     slo = slo_budgets(cfg, device, info, unsupported, models, cache_dir)
@@ -112,8 +112,9 @@ def _run_on(
     driver = Driver(device.start_clock(), device, runtime, traffic, sensors, interval, progress)
     end_ns = driver.run(DRAIN_NS)
     ran = frame_rate_bound([p.name for p in info.processors], as_run(work, rows.timings()).models)
-    return {"device": info, "plans": {m: p.counts() for m, p in plans.items()},
-            "plan_meta": {m: dict(p.meta) for m, p in plans.items()},
-            "window_sizes": {m: p.window_size for m, p in plans.items()},
-            "slo_ns": slo, "end_ns": end_ns, "bound": bound_facts(own),
-            "as_run_bound": bound_facts(ran), "_work": work}
+    facts = {"device": info, "plans": {m: p.counts() for m, p in plans.items()},
+             "plan_meta": {m: dict(p.meta) for m, p in plans.items()},
+             "window_sizes": {m: p.window_size for m, p in plans.items()},
+             "slo_ns": slo, "end_ns": end_ns, "bound": bound_facts(own),
+             "as_run_bound": bound_facts(ran)}
+    return BaselineOutcome(facts, work, tuple(p.name for p in info.processors))

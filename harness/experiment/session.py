@@ -34,7 +34,7 @@ from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf
 from harness.config.validate import check_all
 from harness.experiment.baseline import run_baseline
-from harness.experiment.bounds import BoundCache, union
+from harness.experiment.bounds import BoundCache, Work, union
 from harness.experiment.bounds import facts as bound_facts
 from harness.experiment.components import (
     baselines_to_run,
@@ -44,6 +44,7 @@ from harness.experiment.components import (
     seed_list,
 )
 from harness.experiment.models import Models, check_names, load_models, model_names
+from harness.experiment.outcome import BaselineOutcome, SessionState
 from harness.reporting.measures import added
 from harness.reporting.report import WIDE
 from harness.reporting.store import RunRecorder, load_run
@@ -125,7 +126,7 @@ def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder
     parquet and write the manifest's ``status``: ``completed``, ``interrupted`` (SIGINT or
     SIGTERM; a second signal during shutdown does not stop the shutdown) or ``failed`` (with
     the error's one line)."""
-    state: dict[str, Any] = {"runs": {}, "bound": {}}
+    state = SessionState()
     ending: dict[str, Any] = {"status": "failed"}
     try:
         with stop_on_signals():
@@ -226,41 +227,41 @@ def _plan_line(cfg: RunConf, kind: DeviceKind) -> str:
 
 
 def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
-             state: dict[str, Any]) -> None:
+             state: SessionState) -> None:
     """Every seed of every baseline, seed by seed (an interrupted run keeps whole seeds), into
-    ``state``: ``runs`` (baseline -> seed -> facts) and ``bound`` (seed -> the run's bound
-    over every plan that loaded)."""
+    ``state``: each outcome, and per seed the run's bound over every plan that loaded."""
     names, seeds = baselines_to_run(cfg), seed_list(cfg)
     span_ns = int((cfg.scenario.warmup_s + cfg.scenario.duration_s) * NS_PER_S)
     bounds = BoundCache()
     with _progress() as start_task:
         ticks = {name: start_task(name, span_ns * len(seeds)) for name in names}
         for k, seed in enumerate(seeds):
-            works, processors = [], []
+            works: list[Work] = []
+            processors: tuple[str, ...] = ()
             for name in names:
                 def tick(now_ns: int, name: str = name, done: int = k * span_ns) -> None:
                     obey_pending_signal()
                     recorder.flush_due()
                     ticks[name](done + min(now_ns, span_ns))
                 one = _run_one(cfg, name, models, recorder, tick, folder / "cache", seed, bounds)
-                if "_work" in one:
-                    works.append(one.pop("_work"))
-                    processors = [p.name for p in one["device"].processors]
-                state["runs"].setdefault(name, {})[str(seed)] = one
+                if one.work is not None:
+                    works.append(one.work)
+                    processors = one.processors
+                state.add(name, seed, one)
             if works:
-                state["bound"][str(seed)] = bound_facts(bounds.bound(processors, union(works)))
+                state.bound[seed] = bound_facts(bounds.bound(processors, union(works)))
 
 
 def _run_one(cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
              tick: Callable[[int], None], cache: Path, seed: int, bounds: BoundCache
-             ) -> dict[str, Any]:
+             ) -> BaselineOutcome:
     """One baseline with one seed; a baseline the device cannot run (out of memory) is
     recorded as failed, and the run goes on."""
     try:
         return run_baseline(cfg, name, models, recorder, tick, cache, seed=seed, bounds=bounds)
     except RunFailure as exc:
         Console(stderr=True).print(f"{name} seed {seed} failed: {exc}")
-        return {"failed": str(exc)}
+        return BaselineOutcome.failure(str(exc))
 
 
 @contextmanager
@@ -308,7 +309,7 @@ def _report(cfg: RunConf, folder: Path, console: Console) -> None:
 
 
 def _write_manifest(
-    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, state: dict[str, Any],
+    recorder: RunRecorder, cfg: RunConf, raw: DictConfig, state: SessionState,
     ending: dict[str, Any],
 ) -> None:
     recorder.write_manifest({
@@ -331,8 +332,7 @@ def _write_manifest(
         "git_commit": _git_commit(),
         "machine": {"python": platform.python_version(), "system": platform.system(),
                     "machine": platform.machine(), "processor": platform.processor()},
-        "runs": _jsonable(state["runs"]),
-        "bound": _jsonable(state["bound"]),
+        **_jsonable(state.manifest()),
     })
 
 

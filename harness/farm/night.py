@@ -64,7 +64,7 @@ def previous_night(root: Path, night: str, explicit: str = "") -> Path | None:
 
 
 def cell_table(folder: Path) -> pd.DataFrame:
-    return report.report_table(read_run(folder))[0]
+    return report.report_table(read_run(folder).data)[0]
 
 
 def kept(found: Regression, thresholds: Mapping[str, float]) -> bool:

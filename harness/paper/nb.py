@@ -15,9 +15,10 @@ notebook from its runs, only to the rows that disagree. :func:`emit` shows the r
 under the driver, writes them to ``report/summary/<artifact>.json`` for the report's summary
 table.
 
-A seed on which a baseline failed (out of memory, say: the manifest's ``runs``) is no
-measurement: :meth:`Run.scenario` leaves it out, and a baseline that failed on every seed
-gets a row that says so (``Row.failed``) rather than no row.
+Each run folder is read through :class:`~harness.reporting.runfolder.RunFolder` (in place,
+never written). A seed on which a baseline failed (out of memory, say) is no measurement:
+:meth:`Run.scenario` leaves it out, and a baseline that failed on every seed gets a row
+that says so (``Row.failed``) rather than no row.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ import pandas as pd
 
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.report import RunIdentity, run_identity
+from harness.reporting.runfolder import Failure, RunFolder, failures_in
 from harness.reporting.stats import NAN, Interval, mean_ci, ratio_ci
-from harness.reporting.store import RunData, load_run
-from harness.reporting.summary import failed_runs, without_failed
+from harness.reporting.store import RunData
+from harness.reporting.summary import without_failed
 
 ENV_OUT = "PAPER_OUT"
 ENV_DEVICE = "PAPER_DEVICE"
@@ -50,10 +52,18 @@ class Run:
     """One run folder an artifact reads."""
 
     label: str
-    data: RunData
-    identity: RunIdentity
+    folder: RunFolder
     #: why it did not finish ("" when it did)
     error: str = ""
+
+    @property
+    def data(self) -> RunData:
+        """The folder's tables and manifest, as metrics and plots take them."""
+        return self.folder.data
+
+    @cached_property
+    def identity(self) -> RunIdentity:
+        return run_identity(self.folder.manifest)
 
     @property
     def kind(self) -> str:
@@ -64,40 +74,39 @@ class Run:
         return compute(self.data)
 
     @property
-    def failed_seeds(self) -> dict[str, dict[int, str]]:
-        """Baseline -> {seed: why} for every seed that failed."""
-        return failed_runs(self.data.manifest)
+    def failed_seeds(self) -> dict[str, set[int]]:
+        """Baseline -> the seeds on which it failed."""
+        return self.folder.failed_seeds
 
     def scenario(self) -> pd.DataFrame:
         """``Metrics.scenario`` of the seeds that completed."""
-        failed = {b: set(by_seed) for b, by_seed in self.failed_seeds.items()}
-        return without_failed(self.metrics.scenario, failed)
+        return without_failed(self.metrics.scenario, self.failed_seeds)
 
     def baselines(self) -> list[str]:
         """Every baseline the run ran, in run order (failed ones too)."""
-        return [str(b) for b in self.data.manifest.get("baselines", [])]
+        return self.folder.baselines
 
     def failure(self, baseline: str) -> str:
-        """Why ``baseline`` failed and on which seeds (:func:`failure`)."""
-        return failure(self.data.manifest, baseline)
+        """Why ``baseline`` failed and on which seeds (:func:`failure_text`)."""
+        return failure_text(self.folder.failed(baseline), len(self.folder.seeds))
 
 
 def failure(manifest: Mapping[str, object], baseline: str) -> str:
-    """``out of memory on k50pro at 1.46 s (every seed)``: why ``baseline`` failed, and on
-    which seeds; "" when every seed completed."""
-    by_seed = failed_runs(manifest).get(baseline)
-    if not by_seed:
-        return ""
+    """:func:`failure_text` of a manifest's failed seeds of ``baseline``."""
     seeds = manifest.get("seeds")
-    total = len(seeds) if isinstance(seeds, list) and seeds else len(by_seed)
-    which = ("every seed" if len(by_seed) == total else
-             f"seed {','.join(str(s) for s in by_seed)} of {total}")
-    return f"{_short(next(iter(by_seed.values())))} ({which})"
+    return failure_text([f for f in failures_in(manifest) if f.baseline == baseline],
+                        len(seeds) if isinstance(seeds, list) else 0)
 
 
-def _short(why: str) -> str:
-    """``out of memory on k50pro at 1.46 s: ...`` -> ``out of memory on k50pro at 1.46 s``."""
-    return why.split(": ", 1)[0]
+def failure_text(failed: list[Failure], seeds: int) -> str:
+    """``out of memory on k50pro at 1.46 s (every seed)``: why a baseline failed (the first
+    failure's reason), and on which of the run's ``seeds`` seeds; "" when none failed."""
+    if not failed:
+        return ""
+    total = seeds or len(failed)
+    which = ("every seed" if len(failed) == total else
+             f"seed {','.join(str(f.seed) for f in failed)} of {total}")
+    return f"{failed[0].reason} ({which})"
 
 
 def out_dir() -> Path:
@@ -134,9 +143,7 @@ def runs(artifact: str) -> list[Run]:
     for entry in index[artifact]:
         folder = out / entry["folder"]
         if (folder / "manifest.json").exists():
-            data = load_run(folder)
-            found.append(Run(entry["label"], data, run_identity(data.manifest),
-                             entry.get("error", "")))
+            found.append(Run(entry["label"], RunFolder(folder), entry.get("error", "")))
     return found
 
 
@@ -293,7 +300,7 @@ def ratio(scenario: pd.DataFrame, numerator: str, denominator: str, column: str 
 def members(run: Run, group: str) -> list[str]:
     """The baselines of ``group`` (a ``groups`` entry the run asked for) that the run ran;
     [] when it did not ask for the group."""
-    listed = (run.data.manifest.get("groups") or {}).get(group) or []
+    listed = run.folder.groups.get(group, [])
     return [b for b in run.baselines() if b in listed]
 
 

@@ -1,8 +1,9 @@
 """Which runs each of the paper's artifacts needs: a list of :class:`RunSpec` per artifact.
 
 A spec is a set of ``python -m harness`` overrides; its folder is named by a short hash of
-them, so two artifacts that need the same run (Tables III and V read the same single-model
-runs) share one folder and it runs once. What each artifact runs:
+the config they compose (:func:`composed_digest`), so two artifacts that need the same run
+(Tables III and V read the same single-model runs) share one folder and it runs once, even
+when their override lists differ in order or spell out a default. What each artifact runs:
 
 =========== ===================================================================================
 table2      MobileNetV1 alone, 1/2/4 closed-loop copies, vanilla TFLite pinned to each
@@ -22,12 +23,16 @@ ablations   ADMS and its ablations on ``ablation_scenario``
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from omegaconf import OmegaConf
+
 from harness.paper.config import ModeConf, PaperConf
+from harness.reporting.runfolder import config_digest
 from harness.seams.errors import UserError
 
 
@@ -42,12 +47,31 @@ class RunSpec:
 
     @property
     def digest(self) -> str:
-        """Names the run: equal overrides, one run."""
-        return hashlib.sha1("\n".join(self.overrides).encode()).hexdigest()[:10]
+        """Names the run: one composed config, one run (:func:`composed_digest`)."""
+        return composed_digest(self.overrides)
 
     @property
     def folder_name(self) -> str:
         return f"{re.sub(r'[^A-Za-z0-9=._-]+', '_', self.label)}-{self.digest}"
+
+
+@functools.cache
+def composed_digest(overrides: tuple[str, ...]) -> str:
+    """The digest of the config ``overrides`` compose to, resolved, as the run's manifest
+    records it (:func:`~harness.reporting.runfolder.config_digest`: Hydra's run-dir node is
+    not part of it). Overrides that do not compose are named by their own hash (``o`` first):
+    their run fails with the composition's error."""
+    from harness.config.compose import compose
+    from harness.experiment.components import register
+
+    register()
+    try:
+        raw = compose("config", overrides)
+    except UserError:
+        return "o" + hashlib.sha1("\n".join(overrides).encode()).hexdigest()[:9]
+    container = OmegaConf.to_container(raw, resolve=True)
+    assert isinstance(container, dict)
+    return config_digest({str(k): v for k, v in container.items()})
 
 
 def _common(cfg: PaperConf, mode: ModeConf, device: str, seeds: int | None = None,

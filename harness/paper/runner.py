@@ -2,11 +2,13 @@
 
 Every :class:`~harness.paper.plan.RunSpec` runs in this process through the same
 composition as ``python -m harness`` (:func:`harness.experiment.session.run`), into
-``<out>/runs/<label>-<hash>/``. A folder is *complete* when its ``manifest.json`` says
-``completed`` and ``paper_spec.json`` (written last) holds the same overrides: with
-``reuse`` it is skipped. Each run's own printout goes to ``session.log`` in its folder; the
-terminal shows one progress bar over all runs. ``index.json`` maps every artifact to its
-runs (label -> folder, relative to ``<out>``): the notebooks read only that and the folders.
+``<out>/runs/<label>-<hash>/``, the hash that of the composed config. A folder is *complete*
+when its manifest (read by :class:`~harness.reporting.runfolder.RunFolder`) says
+``completed`` and records a config of the same digest: with ``reuse`` it is skipped.
+``paper_spec.json`` beside it says which label and overrides asked for it. Each run's own
+printout goes to ``session.log`` in its folder; the terminal shows one progress bar over
+all runs. ``index.json`` maps every artifact to its runs (label -> folder, relative to
+``<out>``): the notebooks read only that and the folders.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.paper.plan import RunSpec
+from harness.reporting.runfolder import RunFolder, State
+from harness.seams.errors import UserError
 
 SPEC_FILE = "paper_spec.json"
 INDEX_FILE = "index.json"
@@ -39,13 +43,12 @@ class Outcome:
 
 
 def is_complete(folder: Path, spec: RunSpec) -> bool:
+    """The folder holds a completed run of the config ``spec`` composes."""
     try:
-        manifest = json.loads((folder / "manifest.json").read_text())
-        recorded = json.loads((folder / SPEC_FILE).read_text())
-    except (OSError, ValueError):
+        run = RunFolder(folder)
+    except UserError:  # no folder, or an unreadable manifest
         return False
-    return manifest.get("status") == "completed" and recorded.get("overrides") == list(
-        spec.overrides)
+    return run.state == State.COMPLETED and run.config_digest == spec.digest
 
 
 def run_one(spec: RunSpec, folder: Path, reuse: bool) -> Outcome:
@@ -64,14 +67,14 @@ def run_one(spec: RunSpec, folder: Path, reuse: bool) -> Outcome:
     except Exception as exc:  # one run's failure must not lose the others
         return Outcome(spec, folder, "failed", time.monotonic() - start,
                        f"{type(exc).__name__}: {exc}".splitlines()[0])
-    (folder / SPEC_FILE).write_text(json.dumps({"label": spec.label,
+    (folder / SPEC_FILE).write_text(json.dumps({"label": spec.label, "digest": spec.digest,
                                                 "overrides": list(spec.overrides)}, indent=1))
     return Outcome(spec, folder, "ran", time.monotonic() - start)
 
 
 def unique(specs: Iterable[RunSpec]) -> list[RunSpec]:
-    """One spec per distinct overrides (artifacts that share a run share the first one's
-    folder)."""
+    """One spec per distinct composed config (artifacts that share a run share the first
+    one's folder)."""
     seen: dict[str, RunSpec] = {}
     for spec in specs:
         seen.setdefault(spec.digest, spec)

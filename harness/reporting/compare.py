@@ -20,16 +20,15 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 from rich.console import Console
 
 from harness.reporting import report
-from harness.reporting.store import RunData, load_run
+from harness.reporting.runfolder import RunFolder, State
 from harness.seams.errors import UserError, run_cli
 
 #: the share of the measured duration a baseline's requests must span not to be flagged
@@ -58,8 +57,9 @@ class Regression:
                 f"{self.reference:.3g} -> {self.value:.3g} ({self.change_pct:+.1f}%)")
 
 
-def read_run(path: str | Path) -> RunData:
-    """Load a run folder, or raise :class:`UserError` saying why it is not one."""
+def read_run(path: str | Path) -> RunFolder:
+    """Read a run folder (in place: nothing is written into it), or raise
+    :class:`UserError` saying why it is not one."""
     folder = Path(path)
     if not folder.is_dir():
         raise UserError(f"{path} is not a folder")
@@ -67,49 +67,33 @@ def read_run(path: str | Path) -> RunData:
         raise UserError(f"{path} is not a run folder: it has no requests table (requests.parquet, "
                         f"or the journal requests.arrows or requests.jsonl)")
     try:
-        return load_run(folder)
+        run = RunFolder(folder)
+        run.data  # noqa: B018  (the tables, read now: a bad one is this one line)
     except (ValueError, OSError) as exc:
         raise UserError(f"{path}: cannot read the run: {exc}") from None
+    return run
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _scenario_config(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
-    return _mapping(_mapping(manifest.get("config")).get("scenario"))
-
-
-def _name_of(value: Any) -> Any:
-    return value.get("name") if isinstance(value, Mapping) else value
-
-
-def identity(run: RunData) -> dict[str, object]:
+def identity(run: RunFolder) -> dict[str, object]:
     """Device, scenario, models and measured duration, as the manifest records them."""
-    m, scenario = run.manifest, _scenario_config(run.manifest)
-    return {
-        "device": _name_of(m.get("device")),
-        "scenario": _name_of(m.get("scenario")),
-        "models": m.get("models", scenario.get("models")),
-        "duration_s": m.get("duration_s", scenario.get("duration_s")),
-    }
+    return {"device": run.device, "scenario": run.scenario, "models": list(run.models),
+            "duration_s": run.duration_s}
 
 
-def mismatches(reference: RunData, run: RunData) -> list[str]:
+def mismatches(reference: RunFolder, run: RunFolder) -> list[str]:
     """What differs between two runs among :data:`IDENTITY`, in words."""
     a, b = identity(reference), identity(run)
     return [f"{k} {a[k]!r} vs {b[k]!r}" for k in IDENTITY if a[k] != b[k]]
 
 
-def flags(run: RunData) -> list[str]:
+def flags(run: RunFolder) -> list[str]:
     """Why a run's numbers are not those of a whole run: it did not complete, or a baseline
     covered less than :data:`MIN_COVERAGE` of the measured duration."""
     found = []
-    status = run.manifest.get("status")
-    if status is not None and status != "completed":
-        error = run.manifest.get("error") or run.manifest.get("signal") or ""
-        found.append(f"FLAG {run.folder}: the run did not complete (status {status}"
-                     f"{': ' + str(error) if error else ''})")
+    if run.state not in (State.COMPLETED, State.UNKNOWN):
+        error = run.error
+        found.append(f"FLAG {run.folder}: the run did not complete (status {run.state}"
+                     f"{': ' + error if error else ''})")
     for baseline, share in coverage(run).items():
         if share < MIN_COVERAGE:
             found.append(f"FLAG {run.folder}: {baseline} covered {100 * share:.0f}% of the "
@@ -117,16 +101,14 @@ def flags(run: RunData) -> list[str]:
     return found
 
 
-def coverage(run: RunData) -> dict[str, float]:
+def coverage(run: RunFolder) -> dict[str, float]:
     """Baseline -> the smallest share, over seeds, of the measured span its requests reach
     (the last arrival or end); empty when the manifest gives no duration."""
-    m, scenario = run.manifest, _scenario_config(run.manifest)
-    duration, warmup = identity(run)["duration_s"], m.get("warmup_s", scenario.get("warmup_s", 0))
-    if not isinstance(duration, int | float) or duration <= 0 or run.requests.empty:
+    duration, rows = run.duration_s, run.requests
+    if duration is None or duration <= 0 or rows.empty:
         return {}
-    rows = run.requests
     last = rows[["arrival_ns", "end_ns"]].max(axis=1)
-    share = (last - float(warmup) * 1e9) / (float(duration) * 1e9)
+    share = (last - run.warmup_s * 1e9) / (duration * 1e9)
     per_seed = share.groupby([rows["baseline"], rows["seed"]]).max()
     return {str(b): float(v) for b, v in per_seed.groupby(level=0).min().items()}
 
@@ -164,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _show(run: RunData, table: pd.DataFrame, markdown: bool, console: Console) -> None:
+def _show(run: RunFolder, table: pd.DataFrame, markdown: bool, console: Console) -> None:
     identity = report.run_identity(run.manifest)
     if markdown:
         print(f"`{run.folder}`\n\n{report.markdown(table, identity)}")
@@ -173,7 +155,7 @@ def _show(run: RunData, table: pd.DataFrame, markdown: bool, console: Console) -
         console.print(report.rich_table(table, identity))
 
 
-def check_comparable(runs: Sequence[RunData], force: bool) -> None:
+def check_comparable(runs: Sequence[RunFolder], force: bool) -> None:
     """Refuse runs that differ from the first in device, scenario, models or duration."""
     for run in runs[1:]:
         differ = mismatches(runs[0], run)
@@ -187,7 +169,7 @@ def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
     """Print the tables and regressions; return the exit code."""
     runs = [read_run(p) for p in paths]
     check_comparable(runs, force)
-    tables = [report.report_table(run)[0] for run in runs]
+    tables = [report.report_table(run.data)[0] for run in runs]
     console = Console() if sys.stdout.isatty() else Console(width=report.WIDE)
     for run, table in zip(runs, tables, strict=True):
         _show(run, table, markdown, console)

@@ -264,20 +264,33 @@ def convert_arrows(journal: Path, parquet: Path, columns: Mapping[str, str]) -> 
 def join_parts(parts: Path, parquet: Path, columns: Mapping[str, str]) -> None:
     """The parquet parts under ``parts`` (older versions' subgraph journal) as one file,
     part by part; then the parts go. A part cut by a kill (unreadable) ends the table."""
-    files = sorted(parts.glob("part-*.parquet")) if parts.is_dir() else []
-
-    def tables() -> Iterator[pa.Table]:
-        for path in files:
-            try:
-                yield pq.read_table(path)
-            except (OSError, ValueError):
-                return
-
-    write_parquet(tables(), parquet, columns)
+    files = _part_files(parts)
+    write_parquet(_part_tables(files), parquet, columns)
     for path in files:
         path.unlink()
     if parts.is_dir():
         parts.rmdir()
+
+
+def parts_frame(parts: Path, columns: Mapping[str, str]) -> pd.DataFrame:
+    """What :func:`join_parts` would write, read in place (nothing is written or removed)."""
+    tables = list(_part_tables(_part_files(parts)))
+    if not tables:
+        return empty(columns)
+    return pa.concat_tables(tables).to_pandas()
+
+
+def _part_files(parts: Path) -> list[Path]:
+    return sorted(parts.glob("part-*.parquet")) if parts.is_dir() else []
+
+
+def _part_tables(files: list[Path]) -> Iterator[pa.Table]:
+    """Part by part, until one cut by a kill (unreadable)."""
+    for path in files:
+        try:
+            yield pq.read_table(path)
+        except (OSError, ValueError):
+            return
 
 
 # -- JSON-lines journals ----------------------------------------------------------------------
@@ -314,6 +327,13 @@ def convert_lines(journal: Path, parquet: Path, columns: Mapping[str, str]) -> N
     memory does not grow with the journal; a line cut by a kill ends it."""
     write_parquet((pa.Table.from_pandas(frame, preserve_index=False)
                    for frame in _line_chunks(journal, columns)), parquet, columns)
+
+
+def lines_frame(journal: Path, columns: Mapping[str, str]) -> pd.DataFrame:
+    """What :func:`convert_lines` would write, read in place (nothing is written or
+    removed): a line cut by a kill ends it."""
+    chunks = list(_line_chunks(journal, columns))
+    return pd.concat(chunks, ignore_index=True) if chunks else empty(columns)
 
 
 def _line_chunks(journal: Path, columns: Mapping[str, str]) -> Iterator[pd.DataFrame]:

@@ -27,6 +27,8 @@ about the last second of wall time, never more than ``BATCH_ROWS`` rows of a tab
 recorder closes, and in :func:`load_run` if a run never closed, each journal becomes one
 parquet file by a streamed conversion (row group by row group, so memory stays bounded
 whatever the run's length: :mod:`harness.reporting.parquet`), and the journal is removed.
+:func:`read_table` reads a table without converting anything (a journal in place): what
+:class:`~harness.reporting.runfolder.RunFolder`, the reader of run folders, uses.
 Statistics are always derived from these rows, never from printed text.
 
 Every table's columns are declared once, in :mod:`harness.seams.rows` (with the request
@@ -53,6 +55,9 @@ from harness.reporting.journal import (
     convert_arrows,
     convert_lines,
     join_parts,
+    journal_frame,
+    lines_frame,
+    parts_frame,
 )
 from harness.reporting.parquet import empty, read_parquet
 from harness.seams.errors import UserError
@@ -160,12 +165,34 @@ def load_run(folder: str | Path) -> RunData:
     """Read a run folder; journals of a run that never closed are converted first, and an
     older layout is migrated."""
     folder = Path(folder)
-    manifest_path = folder / "manifest.json"
-    manifest = _read_manifest(manifest_path) if manifest_path.exists() else {}
+    manifest = read_manifest(folder)
     version = manifest.get("schema_version", SCHEMA_VERSION)
     frames = {name: _migrate(_load_table(folder, name, version), manifest) for name in TABLES}
     return RunData(folder, frames["requests"], frames["subgraphs"], frames["sensors"], manifest,
                    frames["phone_runs"], frames["phone_ops"])
+
+
+def read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pd.DataFrame:
+    """A table as the run folder holds it, read in place: its parquet file, else what its
+    journal holds (a run still going, or one that never closed), migrated from an older
+    layout. Unlike :func:`load_run` it never writes into the folder."""
+    columns = TABLES[name]
+    if (folder / f"{name}.parquet").exists():
+        frame = read_parquet(folder / f"{name}.parquet")
+    elif (folder / f"{name}.arrows").exists():
+        frame = journal_frame(folder / f"{name}.arrows", columns)
+    elif (folder / f"{name}.parts").is_dir():
+        frame = parts_frame(folder / f"{name}.parts", columns)
+    else:
+        frame = lines_frame(folder / f"{name}.jsonl",
+                            _line_columns(name, manifest.get("schema_version", SCHEMA_VERSION)))
+    return _migrate(frame, manifest)
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The folder's ``manifest.json``; ``{}`` when it has none (a run that never wrote one)."""
+    path = folder / "manifest.json"
+    return _read_manifest(path) if path.exists() else {}
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -198,8 +225,13 @@ def _convert(folder: Path, name: str, version: int) -> None:
     elif (folder / f"{name}.parts").is_dir():
         join_parts(folder / f"{name}.parts", folder / f"{name}.parquet", columns)
     else:
-        columns = {c: t for c, t in columns.items() if version > 1 or c != "seed"}
-        convert_lines(folder / f"{name}.jsonl", folder / f"{name}.parquet", columns)
+        convert_lines(folder / f"{name}.jsonl", folder / f"{name}.parquet",
+                      _line_columns(name, version))
+
+
+def _line_columns(name: str, version: int) -> dict[str, str]:
+    """A JSON-lines journal's columns: schema 1 had no ``seed``."""
+    return {c: t for c, t in TABLES[name].items() if version > 1 or c != "seed"}
 
 
 def _migrate(frame: pd.DataFrame, manifest: Mapping[str, Any]) -> pd.DataFrame:

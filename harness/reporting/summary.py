@@ -24,6 +24,7 @@ import pandas as pd
 
 from harness.reporting.measures import Metric, Summary, summarised
 from harness.reporting.metrics import Metrics
+from harness.reporting.runfolder import failures_in
 from harness.reporting.stats import Interval, mean_ci, ratio_ci
 
 
@@ -99,18 +100,11 @@ def aggregate(metrics: Metrics, groups: Mapping[str, Sequence[str]] | None = Non
 
 
 def failed_runs(manifest: Mapping[str, object]) -> dict[str, dict[int, str]]:
-    """Baseline -> {seed: why} for every failed seed (manifest ``runs``)."""
-    runs = manifest.get("runs")
+    """Baseline -> {seed: why} for every failed seed (manifest ``runs``, read by
+    :func:`~harness.reporting.runfolder.failures_in`)."""
     out: dict[str, dict[int, str]] = {}
-    if not isinstance(runs, Mapping):
-        return out
-    for baseline, by_seed in runs.items():
-        if not isinstance(by_seed, Mapping):
-            continue
-        failed = {int(s): str(f["failed"]) for s, f in by_seed.items()
-                  if isinstance(f, Mapping) and "failed" in f}
-        if failed:
-            out[str(baseline)] = dict(sorted(failed.items()))
+    for failure in failures_in(manifest):
+        out.setdefault(failure.baseline, {})[failure.seed] = failure.error
     return out
 
 

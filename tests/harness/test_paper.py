@@ -71,6 +71,16 @@ def test_shared_runs_run_once() -> None:
     assert len(distinct) == len({s.digest for s in specs}) < len(specs)
 
 
+def test_override_lists_composing_one_config_share_a_run() -> None:
+    base = ("device=k50pro", "seed.count=2", "scenario.duration_s=0.5")
+    same = (*base[::-1], "scenario=frs")  # reordered, and the default scenario spelled out
+    first, second = plan.RunSpec("fig8", "a", base), plan.RunSpec("table2", "b", same)
+    assert first.digest == second.digest and first.overrides != second.overrides
+    assert runner.unique([first, second]) == [first]
+    assert plan.composed_digest((*base, "seed.count=3")) != first.digest
+    assert plan.composed_digest(("scenario=nope",)).startswith("o")  # does not compose
+
+
 def test_the_device_reaches_every_run() -> None:
     cfg = build.load_conf(["mode=fast", "device=p20", "fig10_device=p20"])
     for artifact in plan.ARTIFACTS:
@@ -106,6 +116,8 @@ def test_a_complete_run_is_reused_and_a_changed_one_is_not(tmp_path: Path) -> No
     assert [o.status for o in first.values()] == ["ran"]
     folder = first[spec.digest].folder
     assert runner.is_complete(folder, spec)
+    # the same config, composed from the overrides in another order: the same run
+    assert runner.is_complete(folder, plan.RunSpec("fig8", "other", spec.overrides[::-1]))
     again = runner.run_all([spec], tmp_path)
     assert [o.status for o in again.values()] == ["reused"]
     other = plan.RunSpec(spec.artifact, spec.label, (*spec.overrides[:-1], "run=[band]"))

@@ -13,6 +13,7 @@ import pytest
 from harness.config.rundir import check_run_dir, fresh_dir
 from harness.reporting.compare import compare, coverage
 from harness.reporting.journal import read_journal
+from harness.reporting.runfolder import RunFolder
 from harness.reporting.store import load_run
 from harness.seams.errors import UserError
 from harness.seams.rows import REQUEST_COLUMNS
@@ -95,7 +96,7 @@ def test_compare_flags_a_baseline_that_covered_too_little(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = _run(tmp_path / "a", duration_s=2.0)  # the rows span 0.9 s of a 2 s run
-    share = coverage(load_run(run))
+    share = coverage(RunFolder(run))
     assert set(share) == {"tflite", "band", "adms"} and max(share.values()) < 0.5
     compare([str(run)], 5.0)
     out = capsys.readouterr().out

@@ -53,7 +53,8 @@ def test_the_device_loads_only_the_baselines_own_plans(
     cfg = compose_run("scenario=frs", "scenario.slo_multiplier=1.0", *SHORT)
     recorder = RunRecorder(tmp_path / "run")
     try:
-        facts = run_baseline(cfg, "adms", scenario_models(cfg), recorder, lambda _ns: None, None)
+        facts = run_baseline(cfg, "adms", scenario_models(cfg), recorder, lambda _ns: None,
+                             None).facts
     finally:
         recorder.close()
     assert set(facts["slo_ns"]) == set(cfg.scenario.models)  # the TFLite base was profiled

@@ -49,7 +49,7 @@ def one_baseline(cfg: RunConf, name: str, models: Models, root: Path, cache: Pat
     recorder = RunRecorder(folder)
     start = time.perf_counter()
     try:
-        facts = run_baseline(cfg, name, models, recorder, lambda _ns: None, cache)
+        facts = dict(run_baseline(cfg, name, models, recorder, lambda _ns: None, cache).facts)
     finally:
         recorder.close()
     wall_s = time.perf_counter() - start

@@ -25,7 +25,7 @@ what must run there; and the earliest-finish projection counts such jobs' next s
 their only processor first, so a job with a choice goes elsewhere rather than make them wait.
 With ``lp_split`` (a variant, :mod:`adms.lp_split`) a job at a unit boundary the LP's optimum
 passes has one option, the subgraph there furthest behind its share of the LP's flow; on the
-twins it is worse than the earliest-finish choice (README). With ``work_conserving`` (a
+twins it is worse than the earliest-finish choice (docs/results.md). With ``work_conserving`` (a
 variant), when no idle processor is any job's earliest choice, the first idle processor that
 can run a job of the head takes its lowest-scoring one anyway. After each assignment the
 processor's waiting time grows by the subgraph's expected latency and the search starts again,

@@ -1,6 +1,6 @@
 """Op support, as the devices that own it know it: which ops of a model each processor runs.
 
-The rules are the public ones of the TFLite delegates (``reference/op-support.md``): the
+The rules are the public ones of the TFLite delegates (``docs/reference/op-support.md``): the
 GPU delegate, NNAPI by API level, Hexagon, XNNPACK (:mod:`devices.opsupport.rules` holds the
 per-op tables, :mod:`devices.opsupport.support` the rule sets and the queries). A twin reads
 its processors' support from these rules; the host finds XNNPACK's by trial and the rest

@@ -1,6 +1,6 @@
 """The op-support rule tables, as data: op kind -> condition, per delegate rule set.
 
-Each table restates one section of ``reference/op-support.md`` (itself restated from the
+Each table restates one section of ``docs/reference/op-support.md`` (itself restated from the
 LiteRT sources: ``gpu_compatibility.cc`` / ``model_builder.cc`` for the GPU, ``nnapi_delegate.cc``
 for NNAPI, ``hexagon/utils.cc`` for Hexagon; the small XNNPACK table sits beside its global rule
 in :mod:`devices.opsupport`). A

@@ -1,7 +1,7 @@
 """Op support: which ops of a model each processor can run.
 
 A processor follows one **rule set** (:class:`devices.processors.SupportRules`), the public rules of
-the TFLite delegate that would drive it (``reference/op-support.md``):
+the TFLite delegate that would drive it (``docs/reference/op-support.md``):
 
 * ``all`` – a CPU: every op;
 * ``gpu`` – the GPU delegate; ``nnapi`` – the NNAPI delegate at the processor's ``api_level``;

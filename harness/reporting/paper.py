@@ -1,6 +1,6 @@
 """The ADMS paper's reference numbers, as data, each with where it comes from.
 
-These are the values our runs are compared with (``reference/adms-paper.txt``). Every number
+These are the values our runs are compared with (``docs/reference/paper.md``). Every number
 is a :class:`PaperValue` that carries its source (table or figure, section, a short quote)
 and whether it is stated in the paper or *derived* from what the paper states. The text
 version of the paper has no page numbers, so a source names the section instead.

@@ -1,6 +1,6 @@
 """The report opened in a real headless browser (Debian's ``chromium``): a screenshot that
 is not blank. Skipped, saying why, where chromium is not installed
-(``apt-get install -y chromium``). The README's "Regenerating the paper" gives the same
+(``apt-get install -y chromium``). docs/reference/paper.md ("How the harness compares") gives the same
 command to look at a report by eye."""
 
 from __future__ import annotations

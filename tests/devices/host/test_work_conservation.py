@@ -12,7 +12,7 @@ three models' jobs, fewer than ADMS's ``loop_call_size`` (4), so every job is ex
 ``adms_work_conserving`` counts zero such time; ``adms_strict`` (a job waits for the busy
 XNNPACK core when that finishes it sooner) counts some, which shows the count can fail.
 Default ADMS is deliberately between the two: it lets the weak core idle when every job it
-could run is projected to end sooner on the fast core (README, "ADMS as built").
+could run is projected to end sooner on the fast core (docs/adms-as-built.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Op-support rules: spot checks against reference/op-support.md, overrides and errors."""
+"""Op-support rules: spot checks against docs/reference/op-support.md, overrides and errors."""
 
 from __future__ import annotations
 

@@ -54,6 +54,7 @@ def interleaved_medians(a: Interpreter, b: Interpreter) -> tuple[float, float]:
     return float(np.median(times[0])), float(np.median(times[1]))
 
 
+@pytest.mark.filterwarnings("ignore:Statistics for quantized inputs:UserWarning")  # icn_quant
 @pytest.mark.parametrize("name", zoo.names())
 def test_profile_written_model_is_the_keras_model(name: str, tmp_path: Path) -> None:
     pytest.importorskip("tensorflow")

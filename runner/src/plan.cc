@@ -90,7 +90,13 @@ void add_processor(Plan& plan, Line& line) {
   static const std::set<std::string> kinds{"cpu", "gpu", "npu", "tflite"};
   if (!kinds.count(p.accelerator)) fail(line, "accelerator must be cpu, gpu, npu or tflite");
   if (p.threads < 1) fail(line, "threads must be at least 1");
-  p.options = line.keys;  // backend settings, checked by the backend
+  static const std::set<std::string> litert_keys{"kernel"};
+  static const std::set<std::string> tflite_keys{"lib", "delegate", "delegate_lib", "hexagon_dir"};
+  const auto& known = p.accelerator == "tflite" ? tflite_keys : litert_keys;
+  for (const auto& [key, value] : line.keys) {
+    if (!known.count(key)) fail(line, "unknown key '" + key + "' for accelerator=" + p.accelerator);
+  }
+  p.options = line.keys;  // backend settings
   plan.processors.push_back(p);
 }
 

@@ -76,9 +76,11 @@ def _ints(values: Sequence[int]) -> str:
 
 def lay_out(root: Path, models: dict[str, Path], parts: int, cores: Sequence[int]) -> Layout:
     """Slices of every model (``parts`` each) and a plan that puts subgraph k on processor
-    ``k % len(cores)``, one processor per core (XNNPACK, one thread)."""
+    ``k % len(cores)``, one processor per core (XNNPACK, one thread); no cores: one processor,
+    not pinned."""
     slices_dir = root / "slices"
-    lines = [f"processor cpu{i} accelerator=cpu threads=1 cores={c}" for i, c in enumerate(cores)]
+    pins = [str(c) for c in cores] or [""]
+    lines = [f"processor cpu{i} accelerator=cpu threads=1 cores={c}" for i, c in enumerate(pins)]
     counts = {}
     for name, path in models.items():
         sub = ModelSlicer(path).model.subgraphs[0]
@@ -88,7 +90,7 @@ def lay_out(root: Path, models: dict[str, Path], parts: int, cores: Sequence[int
             folder = slices_dir / hashlib.sha256(data).hexdigest()[:16]
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"{name}_{k}.tflite").write_bytes(data)
-            lines.append(f"subgraph {name} {k} processor=cpu{k % len(cores)} "
+            lines.append(f"subgraph {name} {k} processor=cpu{k % len(pins)} "
                          f"slice={folder.name}/{name}_{k}.tflite inputs={_ints(ins)} "
                          f"outputs={_ints(outs)}")
         counts[name] = len(pieces)

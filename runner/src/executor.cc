@@ -1,4 +1,5 @@
-// Executor: loading checks and the event loop described in executor.h.
+// Executor: loading checks, the waiting loop of run(), and the completion handler described
+// in executor.h.
 #include "executor.h"
 
 #include <algorithm>
@@ -14,7 +15,8 @@ Executor::Executor(const Plan& plan, const std::string& slices_dir, LiteRtRuntim
     : plan_(plan), inputs_(plan.models.size()), last_outputs_(plan.models.size()),
       idle_(plan.processors.size(), true) {
   for (std::size_t p = 0; p < plan.processors.size(); ++p) {
-    workers_.push_back(std::make_unique<Worker>(plan, p, slices_dir, runtime, warmup, done_));
+    workers_.push_back(std::make_unique<Worker>(
+        plan, p, slices_dir, runtime, warmup, [this](Completion c) { complete(std::move(c)); }));
   }
   for (std::size_t p = 0; p < plan.processors.size(); ++p) {
     check_loaded(p, workers_[p]->wait_loaded());
@@ -26,7 +28,7 @@ Executor::Executor(const Plan& plan, const std::string& slices_dir, LiteRtRuntim
   }
 }
 
-Executor::~Executor() = default;
+Executor::~Executor() { workers_.clear(); }
 
 void Executor::check_loaded(std::size_t p, const LoadReport& report) {
   if (!report.error.empty()) throw RunnerError(report.error);
@@ -71,21 +73,38 @@ void Executor::set_input(std::size_t model, int tensor, Bytes bytes) {
 }
 
 void Executor::run(Traffic& traffic, const Policy& policy, RunLog& log) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  run_ = Run{&traffic, &policy, &log};
   traffic.start(realtime_ns());
-  while (!(traffic.finished() && requests_.empty())) {
-    admit(traffic.due(realtime_ns()));
-    dispatch(policy);
+  for (step(); !over(); step()) {
     int64_t deadline = traffic.next_ns();
-    std::optional<Completion> c;
     if (deadline == Traffic::kNever) {
-      c = done_.take();
+      wake_.wait(lock);
     } else {
-      auto tp = std::chrono::system_clock::time_point(std::chrono::duration_cast<
-          std::chrono::system_clock::duration>(std::chrono::nanoseconds(deadline)));
-      c = done_.take_until(tp);
+      wake_.wait_until(lock, std::chrono::system_clock::time_point(
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(
+              std::chrono::nanoseconds(deadline))));
     }
-    for (; c; c = done_.try_take()) finish(*c, traffic, log);
   }
+  if (!error_.empty()) throw RunnerError(error_);
+}
+
+void Executor::complete(Completion c) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_[c.processor] = true;
+  if (!error_.empty()) return;  // the run is failing: start nothing more
+  try {
+    finish(c);
+    step();
+  } catch (const std::exception& e) {
+    error_ = e.what();
+  }
+  if (over()) wake_.notify_one();
+}
+
+void Executor::step() {
+  admit(run_.traffic->due(realtime_ns()));
+  dispatch();
 }
 
 void Executor::admit(const std::vector<Release>& releases) {
@@ -104,14 +123,14 @@ void Executor::ready_next(int64_t id, Request& request) {
   ready_.push_back({id, request.model, s, request.arrival_ns});
 }
 
-void Executor::dispatch(const Policy& policy) {
+void Executor::dispatch() {
   if (ready_.empty() || std::none_of(idle_.begin(), idle_.end(), [](bool i) { return i; })) return;
   std::stable_sort(ready_.begin(), ready_.end(), [](const ReadyJob& a, const ReadyJob& b) {
     return a.arrival_ns != b.arrival_ns ? a.arrival_ns < b.arrival_ns : a.request < b.request;
   });
   PolicyView view{realtime_ns(), &plan_, ready_, idle_};
   std::vector<bool> taken(ready_.size(), false);
-  for (const Assignment& a : policy.decide(view)) {
+  for (const Assignment& a : run_.policy->decide(view)) {
     if (a.job >= ready_.size() || taken[a.job] || a.processor >= idle_.size() || !idle_[a.processor]) {
       throw RunnerError("the policy assigned a job that is not ready or a processor that is busy");
     }
@@ -141,24 +160,23 @@ void Executor::send(const ReadyJob& job, std::size_t processor) {
   workers_[processor]->run(std::move(out));
 }
 
-void Executor::finish(const Completion& c, Traffic& traffic, RunLog& log) {
+void Executor::finish(const Completion& c) {
   const SubgraphSpec& sg = plan_.subgraphs[c.subgraph];
   if (!c.error.empty()) {
     throw RunnerError(plan_.processors[c.processor].name + ": " + plan_.models[sg.model].name +
                       " subgraph " + std::to_string(sg.index) + ": " + c.error);
   }
-  log.job(plan_, c);
-  idle_[c.processor] = true;
+  run_.log->job(plan_, c);
   Request& request = requests_.at(c.request);
   for (std::size_t i = 0; i < sg.outputs.size(); ++i) request.tensors[sg.outputs[i]] = c.outputs[i];
   if (++request.next < plan_.models[request.model].subgraphs.size()) {
     ready_next(c.request, request);
     return;
   }
-  log.request(plan_, c.request, request.model, request.arrival_ns, c.end_ns);
+  run_.log->request(plan_, c.request, request.model, request.arrival_ns, c.end_ns);
   auto& outputs = last_outputs_[request.model];
   for (int t : plan_.models[request.model].outputs) outputs[t] = request.tensors.at(t);
-  traffic.completed(request.model);
+  run_.traffic->completed(request.model);
   requests_.erase(c.request);
 }
 

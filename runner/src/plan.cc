@@ -87,6 +87,9 @@ void add_processor(Plan& plan, Line& line) {
   std::string threads = take(line, "threads", false);
   p.threads = threads.empty() ? 1 : to_int(line, threads);
   p.cores = to_ints(line, take(line, "cores", false));
+  std::string spin = take(line, "spin_us", false);
+  p.spin_us = spin.empty() ? 0 : to_int(line, spin);
+  if (p.spin_us < 0) fail(line, "spin_us must not be negative");
   static const std::set<std::string> kinds{"cpu", "gpu", "npu", "tflite"};
   if (!kinds.count(p.accelerator)) fail(line, "accelerator must be cpu, gpu, npu or tflite");
   if (p.threads < 1) fail(line, "threads must be at least 1");

@@ -16,6 +16,7 @@ struct ProcessorSpec {
   std::string accelerator;
   int threads = 1;
   std::vector<int> cores;  // empty: not pinned
+  int spin_us = 0;         // the worker spins this long for its next job before sleeping
   // backend settings: kernel=, delegate=, lib=, delegate_lib=, ... (README)
   std::map<std::string, std::string> options;
 };

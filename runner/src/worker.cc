@@ -5,6 +5,7 @@
 
 #include <sched.h>
 
+#include <chrono>
 #include <cstring>
 
 #include "backend.h"
@@ -36,8 +37,9 @@ void warm_up(Slice& slice, int runs) {
 }  // namespace
 
 Worker::Worker(const Plan& plan, std::size_t processor, const std::string& slices_dir,
-               LiteRtRuntime& runtime, int warmup, Mailbox<Completion>& done)
-    : plan_(plan), processor_(processor), done_(done), loaded_(load_promise_.get_future()) {
+               LiteRtRuntime& runtime, int warmup, OnDone on_done)
+    : plan_(plan), processor_(processor), on_done_(std::move(on_done)),
+      loaded_(load_promise_.get_future()) {
   thread_ = std::thread([this, slices_dir, &runtime, warmup] { main(slices_dir, runtime, warmup); });
 }
 
@@ -68,7 +70,8 @@ void Worker::main(const std::string& slices_dir, LiteRtRuntime& runtime, int war
   }
   bool ok = report.error.empty();
   load_promise_.set_value(std::move(report));
-  for (Job job = jobs_.take(); !job.stop; job = jobs_.take()) {
+  std::chrono::microseconds spin(plan_.processors[processor_].spin_us);
+  for (Job job = jobs_.take(spin); !job.stop; job = jobs_.take(spin)) {
     if (ok) execute(*backend, job, *slices.at(job.subgraph));
   }
 }
@@ -96,7 +99,7 @@ void Worker::execute(Backend&, const Job& job, Slice& slice) {
     c.end_ns = realtime_ns();
     c.error = e.what();
   }
-  done_.put(std::move(c));
+  on_done_(std::move(c));
 }
 
 }  // namespace runner

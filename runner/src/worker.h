@@ -1,10 +1,12 @@
 // One worker per processor: a thread pinned to the processor's cores (sched_setaffinity) that
 // creates the processor's backend, loads and owns its slices, then runs the jobs the executor
-// sends it, one at a time, timing the input/output copies apart from the invoke.
+// sends it, one at a time, timing the input/output copies apart from the invoke. It reports
+// each completion by calling the executor on its own thread (no hop through another thread).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -47,10 +49,11 @@ class LiteRtRuntime;
 
 class Worker {
  public:
-  // starts the thread, which pins itself, loads `subgraphs` from `slices_dir` and runs each
-  // slice `warmup` times; `done` receives this worker's completions
+  using OnDone = std::function<void(Completion)>;
+  // starts the thread, which pins itself, loads its processor's slices from `slices_dir`, runs
+  // each `warmup` times, then runs jobs, calling `on_done` (on this thread) after each
   Worker(const Plan& plan, std::size_t processor, const std::string& slices_dir,
-         LiteRtRuntime& runtime, int warmup, Mailbox<Completion>& done);
+         LiteRtRuntime& runtime, int warmup, OnDone on_done);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -65,7 +68,7 @@ class Worker {
   const Plan& plan_;
   std::size_t processor_;
   Mailbox<Job> jobs_;
-  Mailbox<Completion>& done_;
+  OnDone on_done_;
   std::promise<LoadReport> load_promise_;
   std::future<LoadReport> loaded_;
   std::thread thread_;

@@ -158,6 +158,8 @@ def test_an_absent_accelerator_is_one_clear_error(binary: Path, one_model: nativ
 
 @pytest.mark.parametrize(("old", "new", "message"), [
     ("threads=1", "threads=1 colour=red", "unknown key 'colour' for accelerator=cpu"),
+    ("threads=1", "threads=1 spin_us=-5", "spin_us must not be negative"),
+    ("accelerator=cpu", "accelerator=dsp", "accelerator must be cpu, gpu, npu or tflite"),
     ("subgraph chain 1", "subgraph chain 2", "subgraph indices must run 0, 1, ..."),
     ("processor=cpu0 slice", "processor=gpu9 slice", "no processor named 'gpu9'"),
     (r"(subgraph chain 1 .* inputs=)", r"\g<1>99,", "reads tensor 99, which no earlier"),

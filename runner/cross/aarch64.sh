@@ -21,7 +21,8 @@ fail() { echo "error: $*" >&2; exit 1; }
 litert() {
   lib=$OUT/litert/ai_edge_litert/libLiteRt.so
   [ -f "$lib" ] && return 0
-  version=$("$PYTHON" -c "from importlib.metadata import version; print(version('ai-edge-litert'))") ||
+  version=$("$PYTHON" -c \
+    "from importlib.metadata import version; print(version('ai-edge-litert'))") ||
     fail "$PYTHON has no ai-edge-litert (set PYTHON=)"
   mkdir -p "$OUT/wheel" "$OUT/litert"
   "$PYTHON" -m pip download -q "ai-edge-litert==$version" --platform manylinux_2_27_aarch64 \
@@ -32,7 +33,8 @@ litert() {
 }
 
 build() {
-  command -v aarch64-linux-gnu-g++ >/dev/null || fail "aarch64-linux-gnu-g++ missing (apt-get install g++-aarch64-linux-gnu)"
+  command -v aarch64-linux-gnu-g++ >/dev/null ||
+    fail "aarch64-linux-gnu-g++ missing (apt-get install g++-aarch64-linux-gnu)"
   litert
   cmake -S "$SOURCE" -B "$OUT/cmake" -DCMAKE_TOOLCHAIN_FILE="$HERE/aarch64-linux-gnu.cmake" \
     -DLITERT_LIB="$OUT/litert/ai_edge_litert/libLiteRt.so" >/dev/null
@@ -44,7 +46,8 @@ build() {
 run() {
   command -v qemu-aarch64 >/dev/null || fail "qemu-aarch64 missing (apt-get install qemu-user)"
   [ -x "$OUT/runner" ] || fail "no $OUT/runner: run '$0 build' first"
-  [ "$(id -u)" = 0 ] || fail "running under qemu needs root (a private mount namespace for /proc/cpuinfo)"
+  [ "$(id -u)" = 0 ] ||
+    fail "running under qemu needs root (a private mount namespace for /proc/cpuinfo)"
   exec unshare -m sh -c 'mount --bind "$0" /proc/cpuinfo && exec qemu-aarch64 -L "$@"' \
     "$HERE/cpuinfo-aarch64.txt" "$SYSROOT" "$OUT/runner" "$@"
 }

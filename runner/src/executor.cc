@@ -12,11 +12,13 @@ namespace runner {
 
 Executor::Executor(const Plan& plan, const std::string& slices_dir, LiteRtRuntime& runtime,
                    int warmup)
-    : plan_(plan), inputs_(plan.models.size()), last_outputs_(plan.models.size()),
+    : plan_(plan),
+      inputs_(plan.models.size()),
+      last_outputs_(plan.models.size()),
       idle_(plan.processors.size(), true) {
   for (std::size_t p = 0; p < plan.processors.size(); ++p) {
-    workers_.push_back(std::make_unique<Worker>(
-        plan, p, slices_dir, runtime, warmup, [this](Completion c) { complete(std::move(c)); }));
+    workers_.push_back(std::make_unique<Worker>(plan, p, slices_dir, runtime, warmup,
+                                                [this](Completion c) { complete(std::move(c)); }));
   }
   for (std::size_t p = 0; p < plan.processors.size(); ++p) {
     check_loaded(p, workers_[p]->wait_loaded());
@@ -37,10 +39,10 @@ void Executor::check_loaded(std::size_t p, const LoadReport& report) {
     const auto& out_bytes = report.output_bytes.at(s);
     std::string name = plan_.models[sg.model].name + " subgraph " + std::to_string(sg.index);
     if (in_bytes.size() != sg.inputs.size() || out_bytes.size() != sg.outputs.size()) {
-      throw RunnerError(name + ": the slice " + sg.slice + " has " +
-                        std::to_string(in_bytes.size()) + " inputs and " +
-                        std::to_string(out_bytes.size()) + " outputs; the plan says " +
-                        std::to_string(sg.inputs.size()) + " and " + std::to_string(sg.outputs.size()));
+      throw RunnerError(
+          name + ": the slice " + sg.slice + " has " + std::to_string(in_bytes.size()) +
+          " inputs and " + std::to_string(out_bytes.size()) + " outputs; the plan says " +
+          std::to_string(sg.inputs.size()) + " and " + std::to_string(sg.outputs.size()));
     }
     auto record = [&](int tensor, std::size_t bytes) {
       auto [it, fresh] = sizes_.emplace(std::make_pair(sg.model, tensor), bytes);
@@ -58,7 +60,8 @@ void Executor::check_loaded(std::size_t p, const LoadReport& report) {
 std::size_t Executor::tensor_bytes(std::size_t model, int tensor) const {
   auto it = sizes_.find({model, tensor});
   if (it == sizes_.end()) {
-    throw RunnerError("model " + plan_.models[model].name + " has no tensor " + std::to_string(tensor));
+    throw RunnerError("model " + plan_.models[model].name + " has no tensor " +
+                      std::to_string(tensor));
   }
   return it->second;
 }
@@ -82,8 +85,8 @@ void Executor::run(Traffic& traffic, const Policy& policy, RunLog& log) {
       wake_.wait(lock);
     } else {
       wake_.wait_until(lock, std::chrono::system_clock::time_point(
-          std::chrono::duration_cast<std::chrono::system_clock::duration>(
-              std::chrono::nanoseconds(deadline))));
+                                 std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                     std::chrono::nanoseconds(deadline))));
     }
   }
   if (!error_.empty()) throw RunnerError(error_);
@@ -131,7 +134,8 @@ void Executor::dispatch() {
   PolicyView view{realtime_ns(), &plan_, ready_, idle_};
   std::vector<bool> taken(ready_.size(), false);
   for (const Assignment& a : run_.policy->decide(view)) {
-    if (a.job >= ready_.size() || taken[a.job] || a.processor >= idle_.size() || !idle_[a.processor]) {
+    if (a.job >= ready_.size() || taken[a.job] || a.processor >= idle_.size() ||
+        !idle_[a.processor]) {
       throw RunnerError("the policy assigned a job that is not ready or a processor that is busy");
     }
     taken[a.job] = true;

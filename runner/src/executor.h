@@ -42,7 +42,9 @@ class Executor {
   // runs until the traffic is finished and every request done; throws on the first failure
   void run(Traffic& traffic, const Policy& policy, RunLog& log);
   // the model outputs of the model's last finished request (empty before any)
-  const std::map<int, Tensor>& last_outputs(std::size_t model) const { return last_outputs_[model]; }
+  const std::map<int, Tensor>& last_outputs(std::size_t model) const {
+    return last_outputs_[model];
+  }
 
  private:
   struct Request {
@@ -61,7 +63,7 @@ class Executor {
   void check_loaded(std::size_t processor, const LoadReport& report);
   void complete(Completion c);  // on a worker thread
   void finish(const Completion& c);
-  void step();                  // admit what is due, then dispatch
+  void step();  // admit what is due, then dispatch
   void admit(const std::vector<Release>& releases);
   void ready_next(int64_t id, Request& request);
   void dispatch();
@@ -71,8 +73,8 @@ class Executor {
   const Plan& plan_;
   std::map<std::pair<std::size_t, int>, std::size_t> sizes_;  // (model, tensor) -> bytes
   std::vector<std::map<int, Tensor>> inputs_, last_outputs_;  // per model
-  std::mutex mutex_;             // guards everything below
-  std::condition_variable wake_; // run() waits on it
+  std::mutex mutex_;                                          // guards everything below
+  std::condition_variable wake_;                              // run() waits on it
   Run run_;
   std::map<int64_t, Request> requests_;  // active, by id
   std::vector<ReadyJob> ready_;

@@ -27,10 +27,10 @@ RunLog::RunLog(const std::string& jobs_path, const std::string& requests_path)
 void RunLog::job(const Plan& plan, const Completion& c) {
   if (jobs_.get() == nullptr) return;
   const SubgraphSpec& s = plan.subgraphs[c.subgraph];
-  std::fprintf(jobs_.get(), "%" PRId64 "\t%s\t%zu\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64
-               "\t%" PRId64 "\n", c.request, plan.models[s.model].name.c_str(), s.index,
-               plan.processors[c.processor].name.c_str(), c.start_ns, c.end_ns, c.copy_ns,
-               c.invoke_ns);
+  std::fprintf(
+      jobs_.get(), "%" PRId64 "\t%s\t%zu\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n",
+      c.request, plan.models[s.model].name.c_str(), s.index,
+      plan.processors[c.processor].name.c_str(), c.start_ns, c.end_ns, c.copy_ns, c.invoke_ns);
 }
 
 void RunLog::request(const Plan& plan, int64_t request, std::size_t model, int64_t arrival_ns,

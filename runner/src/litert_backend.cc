@@ -65,7 +65,8 @@ class LiteRtSlice : public Slice {
                     const std::string& path) {
     LiteRtParamIndex count = 0;
     check(input ? LiteRtGetNumSignatureInputs(signature, &count)
-                : LiteRtGetNumSignatureOutputs(signature, &count), "tensors of " + path);
+                : LiteRtGetNumSignatureOutputs(signature, &count),
+          "tensors of " + path);
     for (LiteRtParamIndex i = 0; i < count; ++i) {
       LiteRtTensor tensor = nullptr;
       LiteRtRankedTensorTypeValue type{};
@@ -73,7 +74,8 @@ class LiteRtSlice : public Slice {
       LiteRtTensorBuffer buffer = nullptr;
       std::size_t size = 0;
       check(input ? LiteRtGetSignatureInputTensorByIndex(signature, i, &tensor)
-                  : LiteRtGetSignatureOutputTensorByIndex(signature, i, &tensor), "tensor");
+                  : LiteRtGetSignatureOutputTensorByIndex(signature, i, &tensor),
+            "tensor");
       check(LiteRtGetRankedTensorType(tensor, &type), "tensor type in " + path);
       check(input ? LiteRtGetCompiledModelInputBufferRequirements(compiled_, 0, i, &requirements)
                   : LiteRtGetCompiledModelOutputBufferRequirements(compiled_, 0, i, &requirements),
@@ -113,8 +115,10 @@ std::string cpu_toml(const ProcessorSpec& processor) {
   if (kernel == "builtin" || kernel == "reference") {
     toml += "kernel_mode = \"" + kernel + "\"\n";
   } else if (kernel != "xnnpack") {
-    throw RunnerError("processor " + processor.name + ": kernel must be xnnpack, builtin or "
-                      "reference, not '" + kernel + "'");
+    throw RunnerError("processor " + processor.name +
+                      ": kernel must be xnnpack, builtin or "
+                      "reference, not '" +
+                      kernel + "'");
   }
   return toml;
 }

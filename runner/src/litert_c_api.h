@@ -98,8 +98,8 @@ LiteRtStatus LiteRtGetModelSignature(LiteRtModel model, LiteRtParamIndex index,
                                      LiteRtSignature* signature);
 LiteRtStatus LiteRtGetNumSignatureInputs(LiteRtSignature signature, LiteRtParamIndex* count);
 LiteRtStatus LiteRtGetNumSignatureOutputs(LiteRtSignature signature, LiteRtParamIndex* count);
-LiteRtStatus LiteRtGetSignatureInputTensorByIndex(LiteRtSignature signature,
-                                                  LiteRtParamIndex index, LiteRtTensor* tensor);
+LiteRtStatus LiteRtGetSignatureInputTensorByIndex(LiteRtSignature signature, LiteRtParamIndex index,
+                                                  LiteRtTensor* tensor);
 LiteRtStatus LiteRtGetSignatureOutputTensorByIndex(LiteRtSignature signature,
                                                    LiteRtParamIndex index, LiteRtTensor* tensor);
 LiteRtStatus LiteRtGetRankedTensorType(LiteRtTensor tensor, LiteRtRankedTensorTypeValue* type);
@@ -138,8 +138,7 @@ LiteRtStatus LiteRtCreateManagedTensorBufferFromRequirements(
     LiteRtTensorBufferRequirements requirements, LiteRtTensorBuffer* buffer);
 void LiteRtDestroyTensorBuffer(LiteRtTensorBuffer buffer);
 LiteRtStatus LiteRtGetTensorBufferPackedSize(LiteRtTensorBuffer buffer, size_t* size);
-LiteRtStatus LiteRtLockTensorBuffer(LiteRtTensorBuffer buffer, void** host_address,
-                                    int lock_mode);
+LiteRtStatus LiteRtLockTensorBuffer(LiteRtTensorBuffer buffer, void** host_address, int lock_mode);
 LiteRtStatus LiteRtUnlockTensorBuffer(LiteRtTensorBuffer buffer);
 
 }  // extern "C"

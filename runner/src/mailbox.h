@@ -31,7 +31,8 @@ class Mailbox {
   // spins up to `spin` for an item, then waits for it
   T take(std::chrono::nanoseconds spin) {
     auto until = std::chrono::steady_clock::now() + spin;
-    while (count_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until) {
+    while (count_.load(std::memory_order_acquire) == 0 &&
+           std::chrono::steady_clock::now() < until) {
     }
     return take();
   }

@@ -29,19 +29,30 @@ Args parse_args(int argc, char** argv) {
   Args args;
   for (int i = 1; i < argc; i += 2) {
     std::string key = argv[i];
-    if (key.rfind("--", 0) != 0 || i + 1 >= argc) throw RunnerError("bad argument '" + key + "'\n" + kUsage);
+    if (key.rfind("--", 0) != 0 || i + 1 >= argc)
+      throw RunnerError("bad argument '" + key + "'\n" + kUsage);
     args[key.substr(2)] = argv[i + 1];
   }
   for (const auto& [key, value] : args) {
-    static const char* known[] = {"plan", "slices", "log", "frames", "streams", "arrivals",
-                                  "requests", "inputs", "outputs", "warmup",
-                                  "litert-runtime-dir", "litert-dispatch-dir"};
+    static const char* known[] = {"plan",
+                                  "slices",
+                                  "log",
+                                  "frames",
+                                  "streams",
+                                  "arrivals",
+                                  "requests",
+                                  "inputs",
+                                  "outputs",
+                                  "warmup",
+                                  "litert-runtime-dir",
+                                  "litert-dispatch-dir"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
       throw RunnerError("unknown option --" + key + "\n" + kUsage);
     }
   }
   for (const char* required : {"plan", "slices", "log"}) {
-    if (!args.count(required)) throw RunnerError(std::string("missing --") + required + "\n" + kUsage);
+    if (!args.count(required))
+      throw RunnerError(std::string("missing --") + required + "\n" + kUsage);
   }
   return args;
 }
@@ -57,8 +68,11 @@ int count(const Args& args, const std::string& key, int fallback) {
 }
 
 std::unique_ptr<Traffic> make_traffic(const Args& args, const Plan& plan) {
-  int modes = static_cast<int>(args.count("frames") + args.count("streams") + args.count("arrivals"));
-  if (modes != 1) throw RunnerError(std::string("give exactly one of --frames, --streams, --arrivals\n") + kUsage);
+  int modes =
+      static_cast<int>(args.count("frames") + args.count("streams") + args.count("arrivals"));
+  if (modes != 1)
+    throw RunnerError(std::string("give exactly one of --frames, --streams, --arrivals\n") +
+                      kUsage);
   if (args.count("frames")) return frames_traffic(plan, count(args, "frames", 0));
   if (args.count("streams")) return streams_traffic(plan, count(args, "streams", 0));
   return arrivals_traffic(plan, args.at("arrivals"));
@@ -83,7 +97,8 @@ void write_outputs(const std::string& dir, const Plan& plan, const Executor& exe
     for (const auto& [t, bytes] : executor.last_outputs(m)) {
       std::string path = tensor_file(dir, plan.models[m], t);
       std::ofstream out(path, std::ios::binary);
-      out.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+      out.write(reinterpret_cast<const char*>(bytes->data()),
+                static_cast<std::streamsize>(bytes->size()));
       if (!out) throw RunnerError("cannot write " + path);
     }
   }

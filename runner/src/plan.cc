@@ -141,14 +141,15 @@ void check_model(const Plan& plan, const ModelSpec& model) {
   for (std::size_t sg : model.subgraphs) {
     for (int t : plan.subgraphs[sg].inputs) {
       if (!have.count(t)) {
-        throw RunnerError("plan: model '" + model.name + "' subgraph " + std::to_string(
-            plan.subgraphs[sg].index) + " reads tensor " + std::to_string(t) +
-            ", which no earlier subgraph produces");
+        throw RunnerError("plan: model '" + model.name + "' subgraph " +
+                          std::to_string(plan.subgraphs[sg].index) + " reads tensor " +
+                          std::to_string(t) + ", which no earlier subgraph produces");
       }
     }
     have.insert(plan.subgraphs[sg].outputs.begin(), plan.subgraphs[sg].outputs.end());
   }
-  if (model.subgraphs.empty()) throw RunnerError("plan: model '" + model.name + "' has no subgraphs");
+  if (model.subgraphs.empty())
+    throw RunnerError("plan: model '" + model.name + "' has no subgraphs");
   for (int t : model.outputs) {
     if (!have.count(t)) {
       throw RunnerError("plan: model '" + model.name + "' output tensor " + std::to_string(t) +
@@ -176,10 +177,14 @@ Plan parse_plan(const std::string& text, const std::string& where) {
     Line line = split(body, where + ":" + std::to_string(number));
     if (line.words.empty()) continue;
     const std::string& kind = line.words[0];
-    if (kind == "processor") add_processor(plan, line);
-    else if (kind == "model") add_model(plan, line);
-    else if (kind == "subgraph") add_subgraph(plan, line);
-    else fail(line, "unknown line kind '" + kind + "' (processor, model or subgraph)");
+    if (kind == "processor")
+      add_processor(plan, line);
+    else if (kind == "model")
+      add_model(plan, line);
+    else if (kind == "subgraph")
+      add_subgraph(plan, line);
+    else
+      fail(line, "unknown line kind '" + kind + "' (processor, model or subgraph)");
   }
   if (plan.processors.empty()) throw RunnerError(where + ": no processors");
   for (const auto& model : plan.models) check_model(plan, model);

@@ -32,8 +32,8 @@ struct SubgraphSpec {
 
 struct ModelSpec {
   std::string name;
-  std::vector<int> inputs;    // the source model's input tensors
-  std::vector<int> outputs;   // the source model's output tensors
+  std::vector<int> inputs;             // the source model's input tensors
+  std::vector<int> outputs;            // the source model's output tensors
   std::vector<std::size_t> subgraphs;  // indices into Plan::subgraphs, in order
 };
 

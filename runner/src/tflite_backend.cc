@@ -23,22 +23,23 @@ std::string option(const ProcessorSpec& p, const std::string& key, const std::st
 
 Api resolve(const DynamicLibrary& lib) {
   Api api{};
-  api.model_create_from_file = lib.symbol<decltype(api.model_create_from_file)>("TfLiteModelCreateFromFile");
+  api.model_create_from_file =
+      lib.symbol<decltype(api.model_create_from_file)>("TfLiteModelCreateFromFile");
   api.model_delete = lib.symbol<decltype(api.model_delete)>("TfLiteModelDelete");
   api.options_create = lib.symbol<decltype(api.options_create)>("TfLiteInterpreterOptionsCreate");
   api.options_delete = lib.symbol<decltype(api.options_delete)>("TfLiteInterpreterOptionsDelete");
-  api.options_set_num_threads = lib.symbol<decltype(api.options_set_num_threads)>(
-      "TfLiteInterpreterOptionsSetNumThreads");
-  api.options_add_delegate = lib.symbol<decltype(api.options_add_delegate)>(
-      "TfLiteInterpreterOptionsAddDelegate");
+  api.options_set_num_threads =
+      lib.symbol<decltype(api.options_set_num_threads)>("TfLiteInterpreterOptionsSetNumThreads");
+  api.options_add_delegate =
+      lib.symbol<decltype(api.options_add_delegate)>("TfLiteInterpreterOptionsAddDelegate");
   api.interpreter_create = lib.symbol<decltype(api.interpreter_create)>("TfLiteInterpreterCreate");
   api.interpreter_delete = lib.symbol<decltype(api.interpreter_delete)>("TfLiteInterpreterDelete");
-  api.allocate_tensors = lib.symbol<decltype(api.allocate_tensors)>(
-      "TfLiteInterpreterAllocateTensors");
+  api.allocate_tensors =
+      lib.symbol<decltype(api.allocate_tensors)>("TfLiteInterpreterAllocateTensors");
   api.invoke = lib.symbol<decltype(api.invoke)>("TfLiteInterpreterInvoke");
   api.input_count = lib.symbol<decltype(api.input_count)>("TfLiteInterpreterGetInputTensorCount");
-  api.output_count = lib.symbol<decltype(api.output_count)>(
-      "TfLiteInterpreterGetOutputTensorCount");
+  api.output_count =
+      lib.symbol<decltype(api.output_count)>("TfLiteInterpreterGetOutputTensorCount");
   api.input_tensor = lib.symbol<decltype(api.input_tensor)>("TfLiteInterpreterGetInputTensor");
   api.output_tensor = lib.symbol<decltype(api.output_tensor)>("TfLiteInterpreterGetOutputTensor");
   api.byte_size = lib.symbol<decltype(api.byte_size)>("TfLiteTensorByteSize");
@@ -57,7 +58,8 @@ class DelegateMaker {
       throw RunnerError("processor " + p.name + ": delegate must be none, gpu, nnapi or hexagon");
     }
     std::string file = option(p, "delegate_lib", default_library());
-    if (!file.empty()) own_ = std::make_unique<DynamicLibrary>(file, "TFLite " + kind_ + " delegate");
+    if (!file.empty())
+      own_ = std::make_unique<DynamicLibrary>(file, "TFLite " + kind_ + " delegate");
     const DynamicLibrary& lib = own_ ? *own_ : main_lib;
     if (kind_ == "gpu") bind_gpu(lib);
     if (kind_ == "nnapi") bind_nnapi(lib);
@@ -93,7 +95,8 @@ class DelegateMaker {
   }
   void bind_hexagon(const DynamicLibrary& lib, const std::string& folder) {
     auto init = lib.symbol<tflite::HexagonInitWithPath>("TfLiteHexagonInitWithPath");
-    auto defaults = lib.symbol<tflite::HexagonOptionsDefault>("TfLiteHexagonDelegateOptionsDefault");
+    auto defaults =
+        lib.symbol<tflite::HexagonOptionsDefault>("TfLiteHexagonDelegateOptionsDefault");
     auto create = lib.symbol<tflite::HexagonCreate>("TfLiteHexagonDelegateCreate");
     destroy_ = lib.symbol<tflite::HexagonDelete>("TfLiteHexagonDelegateDelete");
     init(folder.c_str());
@@ -133,23 +136,33 @@ class TfliteSlice : public Slice {
   TfliteSlice(const TfliteSlice&) = delete;
   TfliteSlice& operator=(const TfliteSlice&) = delete;
 
-  std::size_t num_inputs() const override { return static_cast<std::size_t>(api_.input_count(interpreter_)); }
-  std::size_t num_outputs() const override { return static_cast<std::size_t>(api_.output_count(interpreter_)); }
+  std::size_t num_inputs() const override {
+    return static_cast<std::size_t>(api_.input_count(interpreter_));
+  }
+  std::size_t num_outputs() const override {
+    return static_cast<std::size_t>(api_.output_count(interpreter_));
+  }
   std::size_t input_bytes(std::size_t i) const override { return api_.byte_size(in(i)); }
   std::size_t output_bytes(std::size_t i) const override { return api_.byte_size(out(i)); }
   void write_input(std::size_t i, const uint8_t* bytes) override {
-    if (api_.copy_from_buffer(in(i), bytes, input_bytes(i)) != 0) throw RunnerError("TFLite input copy failed");
+    if (api_.copy_from_buffer(in(i), bytes, input_bytes(i)) != 0)
+      throw RunnerError("TFLite input copy failed");
   }
   void invoke() override {
     if (api_.invoke(interpreter_) != 0) throw RunnerError("TFLite invoke failed");
   }
   void read_output(std::size_t i, uint8_t* bytes) override {
-    if (api_.copy_to_buffer(out(i), bytes, output_bytes(i)) != 0) throw RunnerError("TFLite output copy failed");
+    if (api_.copy_to_buffer(out(i), bytes, output_bytes(i)) != 0)
+      throw RunnerError("TFLite output copy failed");
   }
 
  private:
-  tflite::Tensor* in(std::size_t i) const { return api_.input_tensor(interpreter_, static_cast<int32_t>(i)); }
-  const tflite::Tensor* out(std::size_t i) const { return api_.output_tensor(interpreter_, static_cast<int32_t>(i)); }
+  tflite::Tensor* in(std::size_t i) const {
+    return api_.input_tensor(interpreter_, static_cast<int32_t>(i));
+  }
+  const tflite::Tensor* out(std::size_t i) const {
+    return api_.output_tensor(interpreter_, static_cast<int32_t>(i));
+  }
 
   const Api& api_;
   tflite::Model* model_ = nullptr;
@@ -162,7 +175,9 @@ class TfliteBackend : public Backend {
  public:
   explicit TfliteBackend(const ProcessorSpec& p)
       : lib_(option(p, "lib", "libtensorflowlite_jni.so"), "classic TFLite C API"),
-        api_(resolve(lib_)), delegates_(p, lib_), threads_(p.threads) {}
+        api_(resolve(lib_)),
+        delegates_(p, lib_),
+        threads_(p.threads) {}
   std::unique_ptr<Slice> load(const std::string& path) override {
     return std::make_unique<TfliteSlice>(api_, path, threads_, delegates_);
   }

@@ -40,8 +40,8 @@ struct Api {
 };
 
 // tflite/delegates/gpu/delegate.h: the external-delegate plugin entry points
-using PluginCreate = Delegate* (*)(const char* const* keys, const char* const* values,
-                                   size_t count, void (*report_error)(const char*));
+using PluginCreate = Delegate* (*)(const char* const* keys, const char* const* values, size_t count,
+                                   void (*report_error)(const char*));
 using PluginDestroy = void (*)(Delegate* delegate);
 
 // tflite/delegates/nnapi/nnapi_delegate_c_api.h

@@ -21,8 +21,7 @@ void pin(const ProcessorSpec& p) {
   CPU_ZERO(&set);
   for (int core : p.cores) CPU_SET(core, &set);
   if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-    throw RunnerError("processor " + p.name + ": cannot pin to its cores: " +
-                      std::strerror(errno));
+    throw RunnerError("processor " + p.name + ": cannot pin to its cores: " + std::strerror(errno));
   }
 }
 
@@ -38,9 +37,12 @@ void warm_up(Slice& slice, int runs) {
 
 Worker::Worker(const Plan& plan, std::size_t processor, const std::string& slices_dir,
                LiteRtRuntime& runtime, int warmup, OnDone on_done)
-    : plan_(plan), processor_(processor), on_done_(std::move(on_done)),
+    : plan_(plan),
+      processor_(processor),
+      on_done_(std::move(on_done)),
       loaded_(load_promise_.get_future()) {
-  thread_ = std::thread([this, slices_dir, &runtime, warmup] { main(slices_dir, runtime, warmup); });
+  thread_ =
+      std::thread([this, slices_dir, &runtime, warmup] { main(slices_dir, runtime, warmup); });
 }
 
 Worker::~Worker() {
@@ -61,8 +63,10 @@ void Worker::main(const std::string& slices_dir, LiteRtRuntime& runtime, int war
       if (plan_.subgraphs[s].processor != processor_) continue;
       auto slice = backend->load(slices_dir + "/" + plan_.subgraphs[s].slice);
       warm_up(*slice, warmup);
-      for (std::size_t i = 0; i < slice->num_inputs(); ++i) report.input_bytes[s].push_back(slice->input_bytes(i));
-      for (std::size_t i = 0; i < slice->num_outputs(); ++i) report.output_bytes[s].push_back(slice->output_bytes(i));
+      for (std::size_t i = 0; i < slice->num_inputs(); ++i)
+        report.input_bytes[s].push_back(slice->input_bytes(i));
+      for (std::size_t i = 0; i < slice->num_outputs(); ++i)
+        report.output_bytes[s].push_back(slice->output_bytes(i));
       slices[s] = std::move(slice);
     }
   } catch (const std::exception& e) {
@@ -72,11 +76,11 @@ void Worker::main(const std::string& slices_dir, LiteRtRuntime& runtime, int war
   load_promise_.set_value(std::move(report));
   std::chrono::microseconds spin(plan_.processors[processor_].spin_us);
   for (Job job = jobs_.take(spin); !job.stop; job = jobs_.take(spin)) {
-    if (ok) execute(*backend, job, *slices.at(job.subgraph));
+    if (ok) execute(job, *slices.at(job.subgraph));
   }
 }
 
-void Worker::execute(Backend&, const Job& job, Slice& slice) {
+void Worker::execute(const Job& job, Slice& slice) {
   Completion c;
   c.request = job.request;
   c.subgraph = job.subgraph;

@@ -24,19 +24,19 @@ using Tensor = std::shared_ptr<const Bytes>;
 
 struct Job {
   int64_t request = 0;
-  std::size_t subgraph = 0;     // index into Plan::subgraphs
-  std::vector<Tensor> inputs;   // in the slice's input order
-  bool stop = false;            // ends the worker
+  std::size_t subgraph = 0;    // index into Plan::subgraphs
+  std::vector<Tensor> inputs;  // in the slice's input order
+  bool stop = false;           // ends the worker
 };
 
 struct Completion {
   int64_t request = 0;
   std::size_t subgraph = 0;
   std::size_t processor = 0;
-  int64_t start_ns = 0, end_ns = 0;   // CLOCK_REALTIME: job taken .. outputs copied out
-  int64_t copy_ns = 0, invoke_ns = 0; // inputs in + outputs out; the invoke alone
-  std::vector<Tensor> outputs;        // in the slice's output order
-  std::string error;                  // non-empty: the job failed
+  int64_t start_ns = 0, end_ns = 0;    // CLOCK_REALTIME: job taken .. outputs copied out
+  int64_t copy_ns = 0, invoke_ns = 0;  // inputs in + outputs out; the invoke alone
+  std::vector<Tensor> outputs;         // in the slice's output order
+  std::string error;                   // non-empty: the job failed
 };
 
 // What a worker loaded: byte sizes of each slice's inputs and outputs, by subgraph.
@@ -63,7 +63,7 @@ class Worker {
 
  private:
   void main(const std::string& slices_dir, LiteRtRuntime& runtime, int warmup);
-  void execute(class Backend& backend, const Job& job, class Slice& slice);
+  void execute(const Job& job, class Slice& slice);
 
   const Plan& plan_;
   std::size_t processor_;

@@ -149,6 +149,7 @@ def rewrite(layout: native.Layout, old: str, new: str) -> None:
     ("gpu", "LiteRT GPU accelerator not available on this build/host"),
     ("npu", "LiteRT NPU dispatch not available on this build/host"),
     ("tflite", "classic TFLite C API not available on this build/host: dlopen("),
+    ("tflite lib=libm.so.6", "libm.so.6 has no symbol TfLiteModelCreateFromFile"),
 ])
 def test_an_absent_accelerator_is_one_clear_error(binary: Path, one_model: native.Layout,
                                                   accelerator: str, message: str) -> None:

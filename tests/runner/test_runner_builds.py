@@ -1,6 +1,7 @@
-"""The runner's other builds, slow (a full compile each): with ASan and UBSan, and for aarch64
-under qemu-user (``runner/cross/aarch64.sh``). Both run chained slices and must reproduce the
-whole model bit for bit, as the x86 release build does in ``test_runner.py``.
+"""The runner's other builds, slow (a full compile each): with ASan and UBSan, with TSan, and
+for aarch64 under qemu-user (``runner/cross/aarch64.sh``). Each runs chained slices, which
+must reproduce the whole model bit for bit as the x86 release build does in
+``test_runner.py`` (aarch64: its own whole-model run; Python on x86 within rounding).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +23,16 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(native.missing_tools() is not None,
                                  reason=f"runner not buildable: {native.missing_tools()}")]
 
+CORES = sorted(os.sched_getaffinity(0))[:2]
 CROSS = native.SOURCE / "cross" / "aarch64.sh"
 
 
-def outputs(root: Path, model: Path, name: str, command: list[str], parts: int = 3
-            ) -> tuple[dict[int, bytes], dict[int, bytes]]:
-    """Runs ``command`` + the runner's arguments on ``model`` cut in ``parts``: the runner's
-    outputs and Python LiteRT's on the whole model (same seeded inputs)."""
-    layout = native.lay_out(root, {name: model}, parts=parts, cores=[])
+def outputs(root: Path, model: Path, name: str, command: list[str], parts: int = 3,
+            cores: Sequence[int] = ()) -> tuple[dict[int, bytes], dict[int, bytes]]:
+    """Runs ``command`` + the runner's arguments on ``model`` cut in ``parts`` (one worker per
+    core, or one unpinned): the runner's outputs and Python LiteRT's on the whole model (same
+    seeded inputs)."""
+    layout = native.lay_out(root, {name: model}, parts=parts, cores=cores)
     (root / "in").mkdir()
     (root / "out").mkdir()
     inputs = random_inputs(model, root / "in", name)
@@ -37,19 +41,20 @@ def outputs(root: Path, model: Path, name: str, command: list[str], parts: int =
                              "--inputs", str(root / "in"), "--outputs", str(root / "out")],
                             capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr
+    assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, result.stderr
     assert len(native.read_jobs(root / "jobs.tsv")) == 2 * layout.subgraphs[name]
     got = {int(p.name.split(".")[1]): p.read_bytes() for p in (root / "out").iterdir()}
     return got, whole_model_outputs(model, inputs)
 
 
+@pytest.mark.parametrize("sanitizer", ["address", "thread"])
 def test_sanitizer_build(tmp_path_factory: pytest.TempPathFactory,
-                         tiny_models: dict[str, Path]) -> None:
-    binary = native.build(tmp_path_factory.mktemp("asan"), "-DRUNNER_SANITIZE=ON",
+                         tiny_models: dict[str, Path], sanitizer: str) -> None:
+    binary = native.build(tmp_path_factory.mktemp(sanitizer), f"-DRUNNER_SANITIZE={sanitizer}",
                           "-DCMAKE_BUILD_TYPE=Debug")
     for name in ("branchy", "fallback"):
         got, expected = outputs(tmp_path_factory.mktemp(name), tiny_models[name], name,
-                                [str(binary)])
+                                [str(binary)], cores=CORES)
         assert got == expected
 
 

@@ -66,6 +66,22 @@ def test_chained_slices_equal_the_whole_model(binary: Path, tiny_models: dict[st
         assert got[index] == value, f"{name}: output tensor {index} differs"
 
 
+def test_two_models_at_once_each_equal_their_whole_model(binary: Path,
+                                                         tiny_models: dict[str, Path],
+                                                         tmp_path: Path) -> None:
+    """Requests of two models interleave on the same two workers; tensors do not mix."""
+    names = ("branchy", "mobile_block")
+    layout = native.lay_out(tmp_path, {n: tiny_models[n] for n in names}, parts=4, cores=CORES)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "out").mkdir()
+    inputs = {n: random_inputs(tiny_models[n], tmp_path / "in", n) for n in names}
+    native.run(binary, layout, "--frames", "3", "--inputs", str(tmp_path / "in"),
+               "--outputs", str(tmp_path / "out"))
+    for name in names:
+        for index, value in whole_model_outputs(tiny_models[name], inputs[name]).items():
+            assert (tmp_path / "out" / f"{name}.{index}.bin").read_bytes() == value
+
+
 def test_job_log_has_one_sane_row_per_subgraph(binary: Path, tiny_models: dict[str, Path],
                                                tmp_path: Path) -> None:
     models = {n: tiny_models[n] for n in ("chain", "branchy")}

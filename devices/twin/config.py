@@ -32,6 +32,16 @@ class CalibrationConf:
 
 
 @dataclass
+class ConcurrencyConf:
+    # how many copies of one model ran at once, ascending from 1
+    copies: list[int] = MISSING
+    # the latency of each copy, ms (the first: one copy alone)
+    latency_ms: list[float] = MISSING
+    # where the measurement comes from, e.g. "paper Table II [S]"
+    source: str = ""
+
+
+@dataclass
 class TwinProcessorBlock:
     # peak throughput per dtype at the top frequency (GFLOP/s for floats, GOP/s for int8)
     peak_gflops: dict[str, float] = MISSING
@@ -79,6 +89,9 @@ class TwinProcessorBlock:
     # benchmark measures it (one interpreter, its delegate's I/O included), us; written by
     # python -m harness.calibrate from benchmark_model runs of each slice on a phone
     measured_us: dict[str, float] = field(default_factory=dict)
+    # invocations at once on this processor (interpreters of their own, as vanilla apps run
+    # them): each copy's latency with 1, 2, ... copies of one model; none: time-sliced
+    concurrency: ConcurrencyConf | None = None
     # constant name -> source and confidence tag, e.g. "devices.md §2 [D]"
     provenance: dict[str, str] = field(default_factory=dict)
 

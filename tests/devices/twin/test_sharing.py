@@ -8,12 +8,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
+import simpy
 
+from devices.twin import TwinDevice, parse
+from devices.twin.calibrate import PROFILES, calibration_graph, load_conf
+from devices.twin.sharing import slowdown
 from harness.experiment import baseline
-from harness.seams.plan import Subgraph
-from harness.seams.records import Completion
+from harness.reporting.paper import table2, table2_processor
+from harness.seams.plan import ModelPlan, Subgraph
+from harness.seams.records import Completion, Request
+from harness.seams.units import NS_PER_MS
 from harness.seams.view import Decision, SchedulerView
 from tests.devices.twin.test_twin import (
     ADD,
@@ -24,6 +31,7 @@ from tests.devices.twin.test_twin import (
     request,
     twin_conf,
 )
+from tests.fixtures.paths import REPO
 from tests.fixtures.runs import SHORT, compose_run, run_baselines
 
 # Both processors may draw all of the 10 GB/s alone, half each while both are busy.
@@ -117,3 +125,79 @@ def test_the_order_of_starts_in_one_decision_changes_no_table(
     second = _tables(tmp_path / "b", tmp_path / "cache")
     for name, table in first.items():
         pd.testing.assert_frame_equal(table, second[name], obj=name)
+
+
+# -- concurrent invocations (vanilla interpreters): paper Table II ------------------------------
+
+#: per-copy latency of the twin against Table II's, relative (the 1-copy column is the
+#: calibration target, reproduced within 1%; the ratios are taken from the same rows)
+TABLE2_TOLERANCE = 0.02
+
+
+def table2_cases() -> list[tuple[str, str, str]]:
+    return [(r.device, r.accelerator, proc) for r in table2()
+            if (proc := table2_processor(r)) is not None]
+
+
+def copies_latency_ms(device: str, processor: str, copies: int, rounds: int = 5) -> float:
+    """Mean latency of one of ``copies`` copies of MobileNetV1, each an interpreter of its
+    own running back to back on ``processor`` (the twin's noise off)."""
+    conf = load_conf(REPO / "conf" / "device" / f"{device}.yaml")
+    conf.twin.noise_sigma = 0.0
+    p = parse(conf).processor(processor)
+    assert p.calibration is not None
+    graph = calibration_graph(p.calibration.model, p.calibration.int8)
+    ops = frozenset(range(graph.num_ops))
+    plan = ModelPlan(graph.name, (ops,), (frozenset({processor}),),
+                     (Subgraph(0, graph.name, processor, ops, (0,)),), shared_interpreter=True,
+                     concurrent=True)
+    twin = TwinDevice(conf, simpy.Environment(), np.random.default_rng(0), {graph.name: graph})
+    twin.load({graph.name: graph}, {graph.name: plan})
+    latencies: list[int] = []
+
+    def on_done(c: Completion) -> None:
+        latencies.append(c.latency_ns)
+        if len(latencies) <= copies * (rounds - 1):
+            twin.start(c.job_id, c.request, plan.subgraphs[0], c.end_ns, on_done)
+
+    for k in range(copies):
+        twin.start(k, Request(k, graph.name, -1, 0, stream=k), plan.subgraphs[0], 0, on_done)
+    twin.env.run()
+    assert len(latencies) == copies * rounds
+    return float(np.mean(latencies)) / NS_PER_MS
+
+
+@pytest.mark.parametrize(("device", "accelerator", "processor"), table2_cases())
+def test_concurrent_copies_reproduce_table2(device: str, accelerator: str,
+                                            processor: str) -> None:
+    if not (PROFILES / "mobilenet_v1.json").is_file():
+        pytest.skip("harness/models/zoo/profiles/mobilenet_v1.json not generated yet")
+    row = next(r for r in table2(device) if r.accelerator == accelerator)
+    for copies, paper_ms in row.latency_ms.items():
+        twin_ms = copies_latency_ms(device, processor, copies)
+        assert twin_ms == pytest.approx(paper_ms, rel=TABLE2_TOLERANCE), (copies, twin_ms)
+
+
+def test_without_a_measurement_concurrent_copies_are_time_sliced() -> None:
+    assert slowdown((), 1) == 1.0 and slowdown((), 3) == 3.0
+    table = ((1, 1.0), (2, 2.0), (4, 2.5))
+    assert slowdown(table, 3) == 2.25 and slowdown(table, 6) == 3.0
+
+
+def test_two_invocations_share_a_processor_from_the_definition() -> None:
+    """Two one-ADD invocations on the CPU of a concurrent plan, the second 50_000 ns after
+    the first: with no measurement each runs at half rate while both run."""
+    graph = chain_graph([ADD])
+    sg = Subgraph(0, "chain", "cpu", frozenset({0}), (0,))
+    plan = ModelPlan("chain", (frozenset({0}),), (frozenset({"cpu"}),), (sg,), concurrent=True)
+    device = make_device(graph, plan)
+    done: list[Completion] = []
+    alone = 1_002_000 // 5 + 11_000  # 211_400 (the CPU draws 5 GB/s)
+    device.start(1, request(1), sg, 0, done.append)
+    device.env.run(until=50_000)
+    device.start(2, Request(2, "chain", -1, 0, stream=1), sg, 50_000, done.append)
+    device.env.run()
+    first, second = sorted(done, key=lambda c: c.end_ns)
+    # the first has alone - 50_000 left, at half rate; then the second's rest alone
+    assert first.end_ns == 50_000 + 2 * (alone - 50_000)
+    assert second.end_ns == first.end_ns + (alone - (first.end_ns - 50_000) // 2)

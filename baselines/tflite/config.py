@@ -28,6 +28,9 @@ class TfliteConf(BaselineConf):
     processor_map: dict[str, str] = field(default_factory=dict)
     # processor of every model not in processor_map, under placement=fixed
     default_processor: str = "gpu"
+    # each model's interpreter on a thread of its own, as an app runs them: models that share
+    # a processor run concurrently (the device shares it); false: one at a time per processor
+    concurrent: bool = True
 
 
 def register() -> None:

@@ -23,10 +23,13 @@ def tflite_plan(
     cpu_name: str,
     max_partitions: int | None,
     min_partition_ops: int = 1,
+    concurrent: bool = False,
 ) -> ModelPlan:
     """Vanilla TFLite: the model on ``processor``; its unsupported ops, and its delegate
     partitions beyond the ``max_partitions`` largest (or smaller than ``min_partition_ops``),
-    on the CPU ``cpu_name``. Units alternate processor / CPU, one subgraph each."""
+    on the CPU ``cpu_name``. Units alternate processor / CPU, one subgraph each.
+    ``concurrent``: the model is an interpreter of its own on an app thread, run beside the
+    others (``ModelPlan.concurrent``)."""
     if processor.kind is ProcessorKind.CPU or processor.name == cpu_name:
         placed = [(processor.name, frozenset(range(graph.num_ops)))]
     else:
@@ -37,7 +40,7 @@ def tflite_plan(
                       in enumerate(placed))
     meta = {"analyzer": "tflite", "processor": processor.name, "max_partitions": max_partitions}
     return ModelPlan(graph.name, units, tuple(frozenset({n}) for n, _ in placed), subgraphs, 1,
-                     meta, shared_interpreter=True)
+                     meta, shared_interpreter=True, concurrent=concurrent)
 
 
 def _place(

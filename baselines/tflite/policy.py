@@ -7,8 +7,12 @@ partitions beyond the delegate's ``max_partitions``) fall back to the CPU. The p
 (:func:`~baselines.tflite.plan.tflite_plan`) therefore offers exactly one subgraph per unit,
 so there is no placement choice at run time.
 
-Scheduling is first come, first served per processor: whenever a processor is idle it takes
-the first queued job whose next subgraph runs on it. A job with a CPU fallback segment goes
+Scheduling, with ``concurrent`` (as apps run vanilla TFLite): each model's interpreter (one per
+model and stream) runs on a thread of its own, so a queued job starts at once unless its
+interpreter is busy with an earlier request; models that share a processor run concurrently
+and the device shares the processor among them. Without it, first come, first served per
+processor: whenever a processor is idle it takes the first queued job whose next subgraph
+runs on it. A job with a CPU fallback segment goes
 back to the *front* of the queue (``reinsert_front``), so its next segment runs as soon as its
 processor is free, as the segments of one ``Interpreter::Invoke`` run back to back. Requests
 are never dropped for missing their SLO.
@@ -67,6 +71,12 @@ class TflitePolicy:
         #: model -> processor, once placed
         self.assignment: dict[str, str] = {}
         self._profiled: dict[tuple[str, int], int] = {}
+        #: (model, stream) -> the job its interpreter runs (``concurrent``)
+        self._holders: dict[tuple[str, int], int] = {}
+        #: model -> its plan's last unit
+        self._last_unit: dict[str, int] = {}
+        #: the prepared plans run concurrently (``ModelPlan.concurrent``)
+        self._concurrent = False
 
     @classmethod
     def check_device(cls, name: str, kind: str) -> None:
@@ -88,7 +98,8 @@ class TflitePolicy:
         plan: ModelPlan = tflite_plan(
             graph, proc, unsupported.get(proc.name, frozenset()), cpu_name=self.cpu_name,
             max_partitions=self._max_partitions.get(proc.name),
-            min_partition_ops=self._min_partition_ops.get(proc.name, 1))
+            min_partition_ops=self._min_partition_ops.get(proc.name, 1),
+            concurrent=self.conf.concurrent)
         return plan
 
     def _loads(self, graph: ModelGraph, processors: Sequence[Processor]
@@ -158,6 +169,8 @@ class TflitePolicy:
                 ) -> None:
         """Vanilla TFLite has no estimates; the profile only reports waiting times."""
         self._profiled = dict(profile)
+        self._last_unit = {m: p.num_units - 1 for m, p in plans.items()}
+        self._concurrent = any(p.concurrent for p in plans.values())
 
     def expected_ns(self, subgraph: Subgraph) -> int:
         return self._profiled.get((subgraph.model, subgraph.index), 0)
@@ -168,6 +181,8 @@ class TflitePolicy:
         job of its kind (model, next unit) could: the queue's kind heads, where the runtime
         keeps them, are every choice there is (a decision's cost does not grow with the
         queue's length)."""
+        if self._concurrent:
+            return self._beside(view)
         free = {p.name for p in view.idle}
         out: list[Assignment] = []
         scanned = 0
@@ -183,5 +198,28 @@ class TflitePolicy:
                     break
         return Decision(tuple(out), work=scanned)
 
+    def _beside(self, view: SchedulerView) -> Decision:
+        """Every queued job whose interpreter is free starts now (the kind heads are every
+        choice: a later job of a kind is of the same interpreter, or its stream has no
+        request running)."""
+        out: list[Assignment] = []
+        scanned = 0
+        heads = getattr(view.queue, "heads", None)
+        for job in view.queue if heads is None else heads():
+            scanned += 1
+            key = (job.model, job.request.stream)
+            if self._holders.setdefault(key, job.job_id) != job.job_id:
+                continue
+            out.append(Assignment(job.job_id, view.plans[job.model].candidates(job.next_unit)[0]))
+        return Decision(tuple(out), work=scanned)
+
     def observe(self, completion: Completion) -> None:
-        """Nothing to learn."""
+        """With concurrent plans, a job's interpreter is free once its last segment (or a
+        failed one) ended; nothing else to learn."""
+        if not self._concurrent:
+            return
+        sg = completion.subgraph
+        if not completion.ok or sg.last_unit >= self._last_unit.get(sg.model, 0):
+            key = (sg.model, completion.request.stream)
+            if self._holders.get(key) == completion.job_id:
+                del self._holders[key]

@@ -17,7 +17,7 @@ from omegaconf import MISSING
 
 from devices.processors import ProcessorConf
 from harness.config.schema import DeviceConf
-from harness.seams.fields import ANY, NONNEG, OPEN_FRACTION, POS, Range, spec
+from harness.seams.fields import ANY, NONNEG, OPEN_FRACTION, POS, Range, at_least, spec
 
 
 @dataclass
@@ -29,6 +29,17 @@ class CalibrationConf:
     # the measurement used the 8-bit quantized model
     int8: bool = False
     # where the target comes from, e.g. "paper Table II, 1 model [S]"
+    source: str = ""
+
+
+@dataclass
+class ConcurrencyConf:
+    copies: list[int] = field(default=MISSING, metadata=spec(
+        "", at_least(1), "how many copies of one model ran at once, ascending from 1",
+        non_empty=True))
+    latency_ms: list[float] = field(default=MISSING, metadata=spec(
+        "ms", POS, "the latency of each copy (the first: one copy alone)", non_empty=True))
+    # where the measurement comes from, e.g. "paper Table II [S]"
     source: str = ""
 
 
@@ -92,6 +103,9 @@ class TwinProcessorBlock:
         default_factory=dict, metadata=spec("µs", POS, "a subgraph's latency measured alone "
                                             "on a phone, by its op set (written by python -m "
                                             "harness.calibrate)"))
+    # invocations at once on this processor (interpreters of their own, as vanilla apps run
+    # them): each copy's latency with 1, 2, ... copies of one model; none: time-sliced
+    concurrency: ConcurrencyConf | None = None
     # constant name -> source and confidence tag, e.g. "devices.md §2 [D]"
     provenance: dict[str, str] = field(default_factory=dict)
 

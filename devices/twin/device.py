@@ -2,14 +2,18 @@
 
 Time is the SimPy environment's clock, in integer nanoseconds; :meth:`TwinDevice.start_clock`
 hands the runtime a :class:`~harness.seams.clocks.SimClock` over that environment.
-:meth:`TwinDevice.start` computes the subgraph's latency from the state at its start and
-schedules one SimPy event at its end, whose callback reports the
-:class:`~harness.seams.records.Completion`. Op support comes from the public delegate rules
+:meth:`TwinDevice.start` prices the subgraph in the present state and schedules a SimPy
+event at its end, whose callback reports the :class:`~harness.seams.records.Completion`;
+whenever a subgraph starts or ends, every running one is priced again and its end moved
+(processor sharing, :mod:`devices.twin.sharing`). Op support comes from the public delegate rules
 of each processor's config (:mod:`devices.opsupport`). The state is
 
 * each processor's DVFS level, capped by the thermal governor, and whether it is shut down
   past its critical temperature (:mod:`devices.twin.heat`);
-* which processors are busy: they share the DRAM bandwidth (:mod:`devices.twin.latency`);
+* what runs on each processor: busy processors share the DRAM bandwidth
+  (:mod:`devices.twin.latency`), and invocations of plans that run concurrently (vanilla
+  apps' interpreters, ``ModelPlan.concurrent``) share their processor as the phone's
+  ``concurrency`` measurement says (:func:`devices.twin.sharing.slowdown`);
 * where each of a job's tensors was produced: an input made on another processor is moved
   first (fixed cost plus bytes / transfer bandwidth).
 
@@ -24,8 +28,8 @@ budget is a :class:`~harness.seams.errors.RunFailure` (the app is killed, as And
 memory killer would); the rest of the phone's power; shutdown at the critical temperature (a
 subgraph started on a processor that is down fails at once).
 
-Simplification: a subgraph's latency is fixed at its start; a throttle or a contention change
-while it runs affects only later subgraphs.
+Simplification: a subgraph runs at the DVFS level of its start; a throttle while it runs
+affects only later subgraphs (contention, by contrast, is re-priced as it changes).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from devices.twin.facts import Facts
 from devices.twin.heat import Heat
 from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
 from devices.twin.memory import Memory
+from devices.twin.sharing import Run, slowdown
 from devices.twin.spec import TwinProcessorSpec, TwinSpec, parse
 from devices.twin.tensors import TensorLocations
 from harness.seams.clocks import SimClock
@@ -51,16 +56,14 @@ from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
-from harness.seams.units import NS_PER_S, round_int
+from harness.seams.units import round_int
 
 _CostKey = tuple[str, str, frozenset[int], bool]
 #: how long a subgraph started on a processor that is shut down takes to fail, ns
 FAIL_NS: Final = 1_000
-#: sensor rows of this pseudo-processor are the whole phone (harness.reporting.power)
-DEVICE: Final = "device"
 #: latency-noise draws taken from the generator at once
 NOISE_BLOCK: Final = 4096
-#: a subgraph's state key is (DVFS level) x _STATES + (other processors busy)
+#: a subgraph's state key is (DVFS level at its start) x _STATES + (other processors busy)
 _STATES: Final = 1 << 16
 
 
@@ -92,10 +95,11 @@ class TwinDevice:
         #: where each running job's tensors are (:mod:`devices.twin.tensors`)
         self._tensors = TensorLocations(self._graph)
         self._busy = [False] * len(self.spec.processors)
+        #: what runs on each processor (:mod:`devices.twin.sharing`)
+        self._runs: list[list[Run]] = [[] for _ in self.spec.processors]
         #: how many of ``_busy`` are True
         self._n_busy = 0
         self.heat = Heat(self.spec.device, self.spec.processors, int(env.now))
-        self._last_read = (int(env.now), self.heat.busy_ns.copy(), self.heat.energy_j.copy())
         #: resident memory against the budget (:mod:`devices.twin.memory`)
         self.memory = Memory(self.spec.name, self.spec.device.memory_budget_mb,
                              self.spec.device.mechanisms.memory)
@@ -199,7 +203,8 @@ class TwinDevice:
         if facts is None or facts.subgraph is not subgraph:
             facts = self._facts(subgraph)
         i = facts.i
-        assert not self._busy[i], f"{subgraph.processor} already runs a subgraph"
+        assert facts.concurrent or not self._busy[i], (
+            f"{subgraph.processor} already runs a subgraph")
         # (the clock steps the environment, so its time is the environment's)
         env_now = self._clock.now_ns() if self._clock is not None else int(self.env.now)
         start = now_ns if now_ns > env_now else env_now
@@ -207,8 +212,8 @@ class TwinDevice:
         if env_now >= heat.next_tick_ns:
             self._govern_to(env_now)
         if heat.down[i]:
-            self._finish_at(start + FAIL_NS, facts, job_id, request, start, False, on_done,
-                            env_now)
+            run = Run(facts, job_id, request, start, on_done, False, 0, 0.0, 1.0)
+            self._occupy(run, env_now, start + FAIL_NS)
             return
         if not facts.touched:
             if facts.touch_key not in self.memory.touched:
@@ -216,30 +221,16 @@ class TwinDevice:
                     subgraph.ops)
                 self.memory.touch(facts.touch_key, arena, int(self.env.now))
             facts.touched = True
-        latency = self._latency_ns(facts, job_id, request)
-        self._finish_at(start + latency, facts, job_id, request, start, True, on_done, env_now)
+        moved = self._tensors.moved_bytes((job_id, request.request_id), facts)
+        extra = (transfer_ns(moved, self._transfer_fixed_us, self._transfer_gbps)
+                 if moved > 0 else 0.0)
+        level = heat.governor.level[i] * _STATES
+        self._occupy(Run(facts, job_id, request, start, on_done, True, level, extra,
+                         self._noise()), env_now)
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
-        """Readings at the environment's current time; load and power average since the
-        previous read. With the rest of the phone modelled, a ``device`` row carries the whole
-        phone's power."""
-        t = int(self.env.now)
-        self.heat.advance(t)
-        last_t, last_busy, last_energy = self._last_read
-        dt_ns = t - last_t
-        heat = self.heat
-        if dt_ns > 0:
-            load = (heat.busy_ns - last_busy) / dt_ns
-            power = (heat.energy_j - last_energy) / (dt_ns / NS_PER_S)
-        else:
-            load = np.array([float(b) for b in self._busy])
-            power = heat.powers_w(load)
-        self._last_read = (t, heat.busy_ns.copy(), heat.energy_j.copy())
-        rows = [self._sample(i, t, float(load[i]), float(power[i]))
-                for i in range(len(self._busy))]
-        if heat.rest_w > 0:
-            rows.append(SensorSample(DEVICE, t, power_w=float(power.sum()) + heat.rest_w))
-        return tuple(rows)
+        """Readings at the environment's current time (:meth:`Heat.read`)."""
+        return self.heat.read(int(self.env.now), self._busy)
 
     def close(self) -> None:
         self._tensors.clear()
@@ -257,19 +248,6 @@ class TwinDevice:
         if name not in self._index:
             raise UserError(f"twin {self.spec.name}: unknown processor {name!r}")
         return self._index[name]
-
-    def _sample(self, i: int, t_ns: int, load: float, power: float) -> SensorSample:
-        spec = self.spec.processors[i]
-        heat = self.heat
-        return SensorSample(
-            processor=spec.name, t_ns=t_ns,
-            temperature_c=float(heat.network.temps_c[i]),
-            frequency_hz=0.0 if heat.down[i] else heat.frequency_mhz(i) * 1e6,
-            max_frequency_hz=spec.f_max_mhz * 1e6,
-            load=min(max(load, 0.0), 1.0), power_w=power,
-            throttled=heat.governor.throttled(i) or heat.down[i],
-            throttle_temperature_c=spec.throttle_c,
-        )
 
     # -- latency -----------------------------------------------------------------------------
 
@@ -297,28 +275,28 @@ class TwinDevice:
             self._op_tables[key] = OpTable.of(spec, self._graph(model), self.spec.device)
         return self._op_tables[key]
 
-    def _latency_ns(self, facts: Facts, job_id: int, request: Request) -> int:
-        ns = self._state_latency(facts)
-        moved = self._tensors.moved_bytes((job_id, request.request_id), facts)
-        if moved > 0:
-            ns += transfer_ns(moved, self._transfer_fixed_us, self._transfer_gbps)
-        return _to_ns(ns * self._noise())
+    def _price(self, run: Run) -> float:
+        """``run``'s latency in the present state (:mod:`devices.twin.sharing`)."""
+        facts = run.facts
+        i = facts.i
+        ns = (self._state_latency(facts, run.level_key) + run.extra_ns) * run.noise
+        k = len(self._runs[i])
+        return ns if k == 1 else ns * slowdown(self.spec.processors[i].concurrency, k)
 
-    def _state_latency(self, facts: Facts) -> float:
-        """The subgraph's latency in the present state (its processor's DVFS level, how
-        many others are busy): computed once per subgraph and state, then looked up."""
-        i, subgraph = facts.i, facts.subgraph
-        others = self._n_busy - self._busy[i]
-        level = self.heat.governor.level[i]
-        key = level * _STATES + others  # (others < _STATES: fewer processors than that)
+    def _state_latency(self, facts: Facts, level_key: int) -> float:
+        """The subgraph's latency at DVFS level ``level_key // _STATES`` with the other
+        processors busy now: computed once per subgraph and state, then looked up."""
+        i = facts.i
+        others = self._n_busy - 1  # (its own processor is busy)
+        key = level_key + others  # (others < _STATES: fewer processors than that)
         hit = facts.state_ns.get(key)
         if hit is not None:
             return hit
         spec, dev = self.spec.processors[i], self.spec.device
         bandwidth = effective_bandwidth(dev.memory_bandwidth_gbps, spec.bandwidth_share,
                                         others + 1)
-        f_ratio = self.heat.frequency_mhz(i) / spec.f_max_mhz
-        ns = self._cost(subgraph).latency_ns(f_ratio, bandwidth)
+        f_ratio = spec.freqs_mhz[level_key // _STATES] / spec.f_max_mhz
+        ns = self._cost(facts.subgraph).latency_ns(f_ratio, bandwidth)
         facts.state_ns[key] = ns
         return ns
 
@@ -347,22 +325,43 @@ class TwinDevice:
             made = made & self._tensors.read_by_some(plan)
         inputs = self._tensors.pure_inputs(subgraph)
         facts = Facts(subgraph, i, (subgraph.model, subgraph.processor, subgraph.ops),
-                       inputs, dict.fromkeys(sorted(made), subgraph.processor), last)
+                       inputs, dict.fromkeys(sorted(made), subgraph.processor), last,
+                       plan is not None and plan.concurrent)
         self._static[id(subgraph)] = facts
         return facts
 
-    def _finish_at(self, end_ns: int, facts: Facts, job_id: int, request: Request,
-                   start_ns: int, ok: bool, on_done: Callable[[Completion], None],
-                   env_now: int) -> None:
-        """Mark the processor busy from ``start_ns``; one event at ``end_ns`` ends it
-        (``env_now``: the environment's time)."""
-        i = facts.i
-        self._busy[i] = True
-        self._n_busy += 1
-        self.heat.busy(i, start_ns)
-        event = simpy.Timeout(self.env, end_ns - env_now)
-        event.callbacks.append(lambda _: self._end(facts, job_id, request, start_ns, end_ns,
-                                                   ok, on_done))
+    def _occupy(self, run: Run, env_now: int, end_ns: int = -1) -> None:
+        """``run``'s processor is busy from its start (``env_now``: the environment's time);
+        every running subgraph is priced again, ``run`` too unless it ends at ``end_ns``."""
+        i = run.facts.i
+        runs = self._runs[i]
+        if not runs:
+            self._busy[i] = True
+            self._n_busy += 1
+            self.heat.busy(i, run.start_ns)
+        runs.append(run)
+        if end_ns >= 0:
+            self._schedule(run, end_ns, env_now)
+        self._reprice(env_now)
+
+    def _reprice(self, now_ns: int) -> None:
+        """Every running subgraph at the present state: those whose end moves get a new end
+        event (those ending now keep theirs; a failing one is never re-priced)."""
+        for runs in self._runs:
+            for run in runs:
+                if not run.ok or (run.generation and run.end_ns <= now_ns):
+                    continue
+                end = run.reprice(now_ns, self._price(run))
+                if end != run.end_ns:
+                    self._schedule(run, end, now_ns)
+
+    def _schedule(self, run: Run, end_ns: int, now_ns: int) -> None:
+        """One event at ``end_ns`` ends ``run`` unless it is re-priced before."""
+        run.end_ns = end_ns
+        run.generation += 1
+        generation = run.generation
+        event = simpy.Timeout(self.env, end_ns - now_ns)
+        event.callbacks.append(lambda _: self._end(run, generation))
 
     def _govern_to(self, now_ns: int) -> None:
         """Run the governor ticks due by ``now_ns`` (each integrates the heat over its tick,
@@ -372,20 +371,28 @@ class TwinDevice:
         if now_ns >= heat.next_tick_ns:
             heat.advance(now_ns - (now_ns - heat.next_tick_ns) % heat.period_ns)
 
-    def _end(self, facts: Facts, job_id: int, request: Request, start_ns: int, end_ns: int,
-             ok: bool, on_done: Callable[[Completion], None]) -> None:
-        """The subgraph's event at ``end_ns`` (the environment's time now)."""
+    def _end(self, run: Run, generation: int) -> None:
+        """``run``'s event at its end (the environment's time now), if still the live one."""
+        if generation != run.generation:
+            return
+        end_ns, facts = run.end_ns, run.facts
         if end_ns >= self.heat.next_tick_ns:
             self._govern_to(end_ns)
         i = facts.i
-        self.heat.idle(i, end_ns)
-        self._busy[i] = False
-        self._n_busy -= 1
-        if ok:
-            self._tensors.record((job_id, request.request_id), facts)
+        runs = self._runs[i]
+        runs.remove(run)
+        if not runs:
+            self.heat.idle(i, end_ns)
+            self._busy[i] = False
+            self._n_busy -= 1
+        key = (run.job_id, run.request.request_id)
+        if run.ok:
+            self._tensors.record(key, facts)
         else:
-            self._tensors.forget((job_id, request.request_id))
-        on_done(Completion(job_id, request, facts.subgraph, start_ns, end_ns, ok))
+            self._tensors.forget(key)
+        self._reprice(end_ns)
+        run.on_done(Completion(run.job_id, run.request, facts.subgraph, run.start_ns, end_ns,
+                               run.ok))
 
 
 def _to_ns(x: float) -> int:

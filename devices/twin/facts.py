@@ -26,21 +26,24 @@ class Facts:
     made: Mapping[int, str]
     #: it runs its plan's last unit: its job is complete after it
     last: bool
+    #: its plan's invocations may run beside others on its processor (``ModelPlan.concurrent``)
+    concurrent: bool
     #: its arena is known to be resident (in :attr:`devices.twin.memory.Memory.touched`)
     touched: bool
-    #: its latency by state, ns: DVFS level x ``_STATES`` + other processors busy
-    #: (:meth:`devices.twin.device.TwinDevice._state_latency`)
+    #: its latency by state, ns: DVFS level at its start x ``_STATES`` + other processors
+    #: busy (:meth:`devices.twin.device.TwinDevice._state_latency`)
     state_ns: dict[int, float]
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
     def __init__(self, subgraph: Subgraph, i: int, touch_key: tuple[str, str, frozenset[int]],
-                 inputs: tuple[tuple[int, int], ...], made: Mapping[int, str], last: bool
-                 ) -> None:
+                 inputs: tuple[tuple[int, int], ...], made: Mapping[int, str], last: bool,
+                 concurrent: bool = False) -> None:
         self.subgraph = subgraph
         self.i = i
         self.touch_key = touch_key
         self.inputs = inputs
         self.made = made
         self.last = last
+        self.concurrent = concurrent
         self.touched = False
         self.state_ns = {}

@@ -17,13 +17,18 @@ cooled by its hysteresis.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import numpy as np
 
 from devices.twin.power import dynamic_power_w
 from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec
 from devices.twin.thermal import Governor, ThermalNetwork
+from harness.seams.records import SensorSample
 from harness.seams.units import NS_PER_MS, NS_PER_S
+
+#: sensor rows of this pseudo-processor are the whole phone (harness.reporting.power)
+DEVICE: Final = "device"
 
 
 class Heat:
@@ -49,6 +54,8 @@ class Heat:
         self.energy_j = np.zeros(n)
         self.rest_energy_j = 0.0
         self.down = [False] * n
+        #: (time, busy ns, energy) at the last sensor read
+        self._last_read = (t0_ns, self.busy_ns.copy(), self.energy_j.copy())
 
     @property
     def rest_w(self) -> float:
@@ -72,6 +79,37 @@ class Heat:
             self._govern()
             self.next_tick_ns += self.period_ns
         self._integrate(now_ns)
+
+    def read(self, t: int, busy: Sequence[bool]) -> tuple[SensorSample, ...]:
+        """Readings at ``t``, load and power averaged since the previous read (``busy``:
+        which processors run something, for a read at the same instant). With the rest of the
+        phone modelled, a ``device`` row carries the whole phone's power."""
+        self.advance(t)
+        last_t, last_busy, last_energy = self._last_read
+        dt_ns = t - last_t
+        if dt_ns > 0:
+            load = (self.busy_ns - last_busy) / dt_ns
+            power = (self.energy_j - last_energy) / (dt_ns / NS_PER_S)
+        else:
+            load = np.array([float(b) for b in busy])
+            power = self.powers_w(load)
+        self._last_read = (t, self.busy_ns.copy(), self.energy_j.copy())
+        rows = [self._sample(i, t, float(load[i]), float(power[i])) for i in range(len(busy))]
+        if self.rest_w > 0:
+            rows.append(SensorSample(DEVICE, t, power_w=float(power.sum()) + self.rest_w))
+        return tuple(rows)
+
+    def _sample(self, i: int, t_ns: int, load: float, power: float) -> SensorSample:
+        spec = self.procs[i]
+        return SensorSample(
+            processor=spec.name, t_ns=t_ns,
+            temperature_c=float(self.network.temps_c[i]),
+            frequency_hz=0.0 if self.down[i] else self.frequency_mhz(i) * 1e6,
+            max_frequency_hz=spec.f_max_mhz * 1e6,
+            load=min(max(load, 0.0), 1.0), power_w=power,
+            throttled=self.governor.throttled(i) or self.down[i],
+            throttle_temperature_c=spec.throttle_c,
+        )
 
     # -- state -----------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ roofline's figure (:mod:`devices.twin.latency`).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -105,6 +106,9 @@ class TwinProcessorSpec:
     provenance: Mapping[str, str]
     #: (model, op set) -> measured latency alone at the top frequency, ns
     measured_ns: Mapping[tuple[str, frozenset[int]], float]
+    #: (concurrent invocations, latency of each over one alone), ascending from (1, 1.0)
+    #: (:func:`devices.twin.sharing.slowdown`); empty: time-sliced, no overlap
+    concurrency: tuple[tuple[int, float], ...]
 
     @property
     def f_max_mhz(self) -> float:
@@ -307,6 +311,7 @@ def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
         "hysteresis_c": _nonneg(where, "hysteresis_c", raw["hysteresis_c"]),
         "weight_copy": bool(raw["weight_copy"]),
         "measured_ns": _measured(where, raw.get("measured_us", {})),
+        "concurrency": _concurrency(where, raw.get("concurrency")),
     }
     for key in ("invoke_floor_us", "io_copy_gbps", "critical_c"):
         values[key] = _nonneg(where, key, raw[key])
@@ -396,6 +401,24 @@ def _measured(where: str, raw: Any) -> dict[tuple[str, frozenset[int]], float]:
                             "'<model>:<op ranges>' (e.g. 'mobilenet_v2:0-11,14')") from None
         out[parsed] = _positive(where, f"measured_us[{key!r}]", value) * 1000.0
     return out
+
+
+def _concurrency(where: str, raw: Any) -> tuple[tuple[int, float], ...]:
+    """``{copies: [1, ...], latency_ms: [...]}`` (one model's copies at once, each copy's
+    latency) -> (copies, latency over one alone) pairs."""
+    if raw is None:
+        return ()
+    table = _mapping(raw, f"{where} concurrency")
+    _check_keys(f"{where} concurrency", table, {"copies", "latency_ms", "source"},
+                {"copies", "latency_ms"})
+    copies, ms = list(table["copies"]), list(table["latency_ms"])
+    if len(copies) != len(ms) or len(copies) < 2 or copies[0] != 1 or any(
+            not isinstance(k, int) or k <= j for j, k in itertools.pairwise(copies)):
+        raise UserError(f"twin: {where}: concurrency needs copies ascending from 1 (at least "
+                        f"two) and one latency_ms each, got {copies!r} and {ms!r}")
+    alone = _positive(where, "concurrency.latency_ms", ms[0])
+    return tuple((int(k), _positive(where, "concurrency.latency_ms", v) / alone)
+                 for k, v in zip(copies, ms, strict=True))
 
 
 def _check_voltage(where: str, spec: TwinProcessorSpec) -> None:

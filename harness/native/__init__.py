@@ -65,6 +65,7 @@ SOURCES: tuple[str, ...] = (
     "baselines/band/policy.py",
     "baselines/tflite/policy.py",
     "devices/twin/facts.py",
+    "devices/twin/sharing.py",
     "devices/twin/tensors.py",
     "devices/twin/memory.py",
     "devices/twin/device.py",

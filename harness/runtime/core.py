@@ -14,8 +14,10 @@ arrive together), calls :meth:`Runtime.decide` and gets back the subgraphs to st
    until its plan's last unit is done;
 4. records one row per executed subgraph and one per request.
 
-Invariants it enforces: one subgraph at a time per processor; a subgraph starts at the job's
-next unit (so after its predecessors); a job is never assigned twice at once.
+Invariants it enforces: one subgraph at a time per processor (unless the plans run
+concurrently, ``ModelPlan.concurrent``: vanilla apps' interpreters, each on its own thread,
+start beside whatever runs and the device shares the processor); a subgraph starts at the
+job's next unit (so after its predecessors); a job is never assigned twice at once.
 
 **Overload.** A decision's cost does not grow with the queue's length: the queue is read
 through a lazy window (:class:`~harness.runtime.queue.QueueView`, which counts the jobs it
@@ -105,6 +107,8 @@ class _Lane:
     counts: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
     #: the view of it the last decision saw (immutable: handed out again while it holds)
     last_view: ProcessorView | None = None
+    #: job id -> (job, subgraph, start) running beside others (concurrent plans)
+    beside: dict[int, tuple[_Job, Subgraph, int]] = field(default_factory=dict)
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
     def __init__(self, processor: Processor, running: tuple[_Job, Subgraph, int] | None = None,
@@ -116,6 +120,7 @@ class _Lane:
         self.waiting = deque() if waiting is None else waiting
         self.counts = dict() if counts is None else counts
         self.last_view = last_view
+        self.beside = {}
 
     def push(self, job: _Job, subgraph: Subgraph) -> None:
         self.waiting.append((job, subgraph))
@@ -136,8 +141,10 @@ class _Lane:
         """What a decision at ``now_ns`` sees of the processor: free at ``now_ns`` when
         idle, else when its running subgraph and its local queue are expected to end."""
         running = self.running
-        idle = running is None and not self.waiting
+        idle = running is None and not self.waiting and not self.beside
         available = now_ns
+        for _, sg, t in self.beside.values():
+            available = max(available, t + expected(sg))
         if not idle:
             if running is not None:
                 end = running[2] + expected(running[1])
@@ -176,6 +183,8 @@ class Runtime:
         self._record_subgraph = record_subgraph
         self._sensors = sensors
         self._lanes = {p.name: _Lane(p) for p in processors}
+        #: the plans run concurrently: a subgraph starts at once, beside what runs
+        self._concurrent = any(p.concurrent for p in plans.values())
         self._queue: JobQueue[_Job] = JobQueue()
         self._jobs: dict[int, _Job] = {}
         self._next_job = 0
@@ -201,11 +210,14 @@ class Runtime:
         """A subgraph ended: record it, move its job on, start the processor's next local
         subgraph if one waits."""
         lane = self._lanes[done.subgraph.processor]
-        assert lane.running is not None and lane.running[0].job_id == done.job_id, (
-            f"completion of job {done.job_id} on idle or other-job processor {lane.processor}"
-        )
-        job, subgraph, _ = lane.running
-        lane.running = None
+        if self._concurrent:
+            job, subgraph, _ = lane.beside.pop(done.job_id)
+        else:
+            assert lane.running is not None and lane.running[0].job_id == done.job_id, (
+                f"completion of job {done.job_id} on idle or other-job processor "
+                f"{lane.processor}")
+            job, subgraph, _ = lane.running
+            lane.running = None
         if job.executed == 0:
             # the device's start, which a decision's own time may have delayed
             job.first_start_ns = done.start_ns
@@ -272,6 +284,9 @@ class Runtime:
             f"job {job_id} is at unit {job.next_unit}, subgraph starts at {subgraph.first_unit}"
         )
         lane = self._lanes[subgraph.processor]
+        if self._concurrent:
+            lane.beside[job_id] = (job, subgraph, now_ns)
+            return self._started(job, subgraph, now_ns)
         if lane.running is None and not lane.waiting:
             return self._run(lane, job, subgraph, now_ns)  # (as pushing it, then popping it)
         lane.push(job, subgraph)
@@ -290,6 +305,9 @@ class Runtime:
     def _run(self, lane: _Lane, job: _Job, subgraph: Subgraph, now_ns: int) -> Start:
         """``subgraph`` of ``job`` starts on idle ``lane`` now."""
         lane.running = (job, subgraph, now_ns)
+        return self._started(job, subgraph, now_ns)
+
+    def _started(self, job: _Job, subgraph: Subgraph, now_ns: int) -> Start:
         if job.first_start_ns < 0:
             job.first_start_ns = now_ns
         if subgraph.processor not in job.processors:

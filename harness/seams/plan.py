@@ -106,6 +106,11 @@ class ModelPlan:
     #: (vanilla TFLite): no copies between them, no scheduler; otherwise each subgraph is an
     #: interpreter of its own that a scheduler dispatches (Band, ADMS)
     shared_interpreter: bool = False
+    #: each of its streams is an interpreter of its own on an app thread (vanilla TFLite):
+    #: invocations of different interpreters on one processor run concurrently, the device
+    #: shares the processor among them; otherwise one worker per processor runs one subgraph
+    #: at a time (Band, ADMS)
+    concurrent: bool = False
 
     @property
     def num_units(self) -> int:
@@ -119,7 +124,7 @@ class ModelPlan:
     def __init__(self, model: str, units: tuple[frozenset[int], ...],
                  unit_support: tuple[frozenset[str], ...], subgraphs: tuple[Subgraph, ...],
                  window_size: int = 1, meta: Mapping[str, object] | None = None,
-                 shared_interpreter: bool = False) -> None:
+                 shared_interpreter: bool = False, concurrent: bool = False) -> None:
         object.__setattr__(self, "model", model)
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "unit_support", unit_support)
@@ -127,6 +132,7 @@ class ModelPlan:
         object.__setattr__(self, "window_size", window_size)
         object.__setattr__(self, "meta", {} if meta is None else meta)
         object.__setattr__(self, "shared_interpreter", shared_interpreter)
+        object.__setattr__(self, "concurrent", concurrent)
         object.__setattr__(self, "_starting", None)
 
     @property

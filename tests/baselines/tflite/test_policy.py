@@ -39,16 +39,18 @@ def test_plan_passes_the_processor_and_its_delegate_limits(monkeypatch: pytest.M
     seen: dict[str, Any] = {}
 
     def fake(graph: Any, processor: Any, unsupported: Any, cpu_name: str,
-             max_partitions: int | None, min_partition_ops: int = 1) -> ModelPlan:
+             max_partitions: int | None, min_partition_ops: int = 1,
+             concurrent: bool = False) -> ModelPlan:
         seen.update(processor=processor, unsupported=unsupported, cpu=cpu_name,
-                    max_partitions=max_partitions, min_ops=min_partition_ops)
+                    max_partitions=max_partitions, min_ops=min_partition_ops,
+                    concurrent=concurrent)
         return plan(graph.name, [("gpu", 0, 0, 1)])[0]
 
     monkeypatch.setattr("baselines.tflite.policy.tflite_plan", fake)
     policy = TflitePolicy(FIXED(), max_partitions={"gpu": 1}, min_partition_ops={"gpu": 2})
     policy.plan(chain_graph("a"), PROCS, {"gpu": frozenset({1}), "npu": frozenset({0})})
     assert seen == {"processor": PROCS[1], "unsupported": frozenset({1}), "cpu": "cpu",
-                    "max_partitions": 1, "min_ops": 2}
+                    "max_partitions": 1, "min_ops": 2, "concurrent": True}
     TflitePolicy(FIXED(default_processor="npu")).plan(chain_graph("a"), PROCS, {})
     assert seen["max_partitions"] is None and seen["unsupported"] == frozenset()
 

@@ -15,8 +15,8 @@ import pytest
 import simpy
 
 from devices.twin import TwinDevice
-from devices.twin.device import DEVICE as DEVICE_ROW
 from devices.twin.device import FAIL_NS
+from devices.twin.heat import DEVICE as DEVICE_ROW
 from harness.seams.errors import RunFailure
 from harness.seams.plan import ModelPlan
 from harness.seams.units import NS_PER_S

@@ -10,6 +10,8 @@ vanilla TFLite and for ADMS. The hand derivation is written next to each expecta
 from __future__ import annotations
 
 import copy
+import dataclasses
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -211,3 +213,17 @@ def test_adms_exact_trace_counting_only_running_work() -> None:
         ("cpu", "b", 2800, 4200),
         ("gpu", "a", 4160, 6240),
     ]
+
+
+def test_tflite_concurrent_plans_share_the_gpu() -> None:
+    """The same plans as concurrent interpreters (vanilla apps' threads): a0 and b0 start
+    together on the GPU; a model's next request waits for its own interpreter only."""
+    plans = {m: dataclasses.replace(p, concurrent=True) for m, p in {
+        "a": tiny_plan("a", [("gpu", (0,)), ("cpu", (1,))]),
+        "b": tiny_plan("b", [("gpu", (0,))])}.items()}
+    trace = run_tiny(TflitePolicy(TfliteConf()), plans)
+    gpu = [(m, s) for p, m, s, _ in trace if p == "gpu"]
+    assert ("a", 0) in gpu and ("b", 0) in gpu
+    for model in ("a", "b"):
+        spans = sorted((s, e) for _, m, s, e in trace if m == model)
+        assert all(s >= e for (_, e), (s, _) in itertools.pairwise(spans))

@@ -1,7 +1,7 @@
 """The report opened in a real headless browser (Debian's ``chromium``): a screenshot that
 is not blank. Skipped, saying why, where chromium is not installed
-(``apt-get install -y chromium``). docs/reference/paper.md ("How the harness compares") gives the same
-command to look at a report by eye."""
+(``apt-get install -y chromium``). docs/reference/paper.md ("How the harness compares")
+gives the same command to look at a report by eye."""
 
 from __future__ import annotations
 

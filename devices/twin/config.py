@@ -1,9 +1,10 @@
 """The twin's config schemas: what a ``conf/device/<phone>.yaml`` of ``TwinDevice`` holds.
 
 Each processor carries a ``twin:`` block of constants (:class:`TwinProcessorBlock`) and the
-device one more (:class:`TwinDeviceBlock`); every field is documented in
-:mod:`devices.twin.spec`, which validates the values (positive throughputs, fractions in
-(0, 1], dtypes it knows) and turns them into frozen specs. Hydra rejects unknown keys and
+device one more (:class:`TwinDeviceBlock`). Each field declares its unit, range and meaning
+here, in its metadata, and a default where one holds for every phone (with its source); a
+device YAML writes only what differs. :mod:`devices.twin.spec` turns the blocks into frozen
+specs, validated by that metadata alone. Hydra rejects unknown keys and
 wrong types when it composes a device YAML, because the YAML's defaults list names
 ``/schema/device/twin``.
 """

@@ -34,13 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from devices.host.config import Kernel
+from devices.host.config import HostSettingsConf, Kernel
 from devices.host.jobs import InputFrames, Tensors
-from devices.host.spec import HostSettings, parse_cores, parse_kernel, parse_number
+from devices.host.spec import parse_cores, parse_kernel
 from devices.host.workers import SliceRunner, Worker
 from harness.seams.clocks import WallClock
 from harness.seams.device import BaselineRun
 from harness.seams.errors import UserError
+from harness.seams.fields import check
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind, Subgraph
 from harness.seams.records import Completion, Request, SensorSample
@@ -69,19 +70,21 @@ class HostFacts:
     paths: Mapping[str, Path]
     graph: Callable[[str], ModelGraph]
     cores: tuple[int, ...]
-    settings: HostSettings
+    settings: HostSettingsConf
     read_sensors: Callable[[int], tuple[SensorSample, ...]]
     start_clock: Callable[[], WallClock]
     now_ns: Callable[[], int]
 
 
 def threads_spec(conf: Any, device_cores: Sequence[int]) -> ThreadsSpec:
-    """The baseline's config, checked: a known kernel, threads >= 1, cores of the device."""
+    """The baseline's config (:class:`baselines.threads.config.ThreadsConf`), held to its
+    fields' declared ranges: a known kernel, threads >= 1, cores of the device."""
     where = "baseline threads"
+    check(conf, "baselines.threads")
     return ThreadsSpec(
-        kernel=parse_kernel(getattr(conf, "kernel", "xnnpack"), where),
-        threads=parse_number(getattr(conf, "threads", 1), f"{where} threads", int, 1),
-        cores=parse_cores(getattr(conf, "cores", None) or list(device_cores), device_cores, where),
+        kernel=parse_kernel(conf.kernel, where),
+        threads=conf.threads,
+        cores=parse_cores(conf.cores or list(device_cores), device_cores, where),
     )
 
 

@@ -40,9 +40,11 @@ class ProcessorConf:
     name: str = MISSING
     # CPU, GPU, DSP or NPU
     kind: ProcessorKind = MISSING
-    # op-support rule set this processor follows
+    # op-support rule set this processor follows; all: runs every op (a CPU, where the ops
+    # others reject fall back)
     support: SupportRules = SupportRules.all
-    # Android API level for the nnapi rules (27..31; 33 and 34 stand for NNAPI feature levels 6, 7)
+    # Android API level for the nnapi rules (27..31; 33 and 34 stand for NNAPI feature levels 6,
+    # 7); 31: Android 12, NNAPI feature level 5 (the K50 Pro's, docs/reference/devices.md §7)
     api_level: int = field(default=31, metadata=spec(
         "", NONNEG, "Android API level of the delegate rules (NNAPI)"))
     # op kinds (TFLite builtin names) this processor's driver rejects although the rules allow

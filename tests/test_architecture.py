@@ -53,8 +53,6 @@ EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
      "beside its component (Hydra's structured configs); issue 21 item 1 reworks the fields"),
     ("devices/twin/calibrate.py", "harness.config.compose",
      "a twin YAML is read by the run's one composition path (Hydra's errors as one line)"),
-    ("devices/host/threads.py", "harness.runtime",
-     "being replaced (issue 21 item 2): vanilla threads run a second harness loop"),
 )
 
 
@@ -121,7 +119,6 @@ def test_components_may_import_the_floor_and_the_named_exceptions() -> None:
     assert violations("devices/twin/device.py", "from harness.seams.clocks import SimClock\n"
                       "from harness.models.bound import Bound\n") == []
     assert violations("adms/config.py", "from harness.config.schema import BaselineConf\n") == []
-    assert violations("devices/host/threads.py", "import harness.runtime.core\n") == []
 
 
 def test_every_exception_is_still_needed() -> None:

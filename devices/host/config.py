@@ -63,7 +63,10 @@ class HostSettingsConf:
         "", NONNEG, "finished jobs whose outputs stay readable"))
     join_timeout_s: float = field(default=5.0, metadata=spec(
         "s", POS, "how long close() waits for each worker"))
-    # keep subgraph profiles on disk and reuse them (devices/host/profiles.py)
+    # reuse subgraph profiles measured before, kept under <zoo_cache>/slices/profiles and keyed
+    # by model sha256, op set, kernel, threads, cores, run counts, seed, LiteRT version and CPU
+    # model (devices/host/profiles.py); only clean measurements are stored (the worker thread
+    # had its core >= 90% of the time); false measures every subgraph afresh
     profile_cache: bool = True
 
 
@@ -72,7 +75,8 @@ class HostDeviceConf(DeviceConf):
     _target_: str = "devices.host.HostDevice"
     processors: list[HostProcessorConf] = field(
         default_factory=list, metadata=spec("", ANY, "the processors", non_empty=True))
-    host: HostSettingsConf | None = None
+    # device-wide settings; every one has a default, so a YAML may leave the block out
+    host: HostSettingsConf = field(default_factory=HostSettingsConf)
 
 
 def register() -> None:

@@ -152,11 +152,12 @@ class HostDevice(DeviceDefaults):
         return runner is Runner.THREADS
 
     def run_baseline(self, run: BaselineRun, sink: RowSink) -> Mapping[str, object]:
-        """Run the scenario as one interpreter per model in its own thread."""
+        """Run the scenario as one interpreter per model in its own thread, on the
+        harness's loop (``run.loop``), which records the rows (``sink`` is unused)."""
         cores = tuple(sorted({c for s in self.specs.values() for c in s.cores}))
         host = HostFacts(self.model_paths, self.graph, cores, self.settings, self.read_sensors,
                          self.start_clock, self.now_ns)
-        return {"device": self.describe(), **run_threads(host, run, sink)}
+        return {"device": self.describe(), **run_threads(host, run)}
 
     # -- Device protocol -------------------------------------------------------------------
 

@@ -43,8 +43,9 @@ from typing import Any
 
 import numpy as np
 
+from devices.host.config import HostSettingsConf
 from devices.host.slicecache import write_atomic
-from devices.host.spec import HostProcessorSpec, HostSettings
+from devices.host.spec import HostProcessorSpec
 from devices.host.workers import SliceRunner, random_input
 from harness.models.tflite_io import FileHashes
 
@@ -72,7 +73,7 @@ class Timing:
         return self.cpu_share is None or self.cpu_share >= CLEAN_CPU_SHARE
 
 
-def time_slice(runner: SliceRunner, settings: HostSettings, judged: bool) -> Timing:
+def time_slice(runner: SliceRunner, settings: HostSettingsConf, judged: bool) -> Timing:
     """The slice alone (call on its worker): ``warmup_runs`` untimed runs, then
     ``profile_runs`` timed ones; their median, and the share of their wall time the
     worker thread ran (if ``judged``: for single-threaded interpreters only)."""
@@ -94,7 +95,7 @@ def time_slice(runner: SliceRunner, settings: HostSettings, judged: bool) -> Tim
 class ProfileCache:
     """Median subgraph latencies on disk; see the module docstring."""
 
-    def __init__(self, root: Path, settings: HostSettings, machine: Mapping[str, Any]) -> None:
+    def __init__(self, root: Path, settings: HostSettingsConf, machine: Mapping[str, Any]) -> None:
         self.root = Path(root)
         self.settings = settings
         self.machine = dict(machine)

@@ -35,10 +35,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from devices.host.config import HostSettingsConf
 from devices.host.profiles import ProfileCache, Timing, time_slice
 from devices.host.sensors import cpu_model
 from devices.host.slicekey import SliceKey, describe_slice
-from devices.host.spec import HostProcessorSpec, HostSettings
+from devices.host.spec import HostProcessorSpec
 from devices.host.workers import SliceRunner, Worker, litert_version
 from harness.seams.errors import UserError
 
@@ -50,7 +51,7 @@ class RunnerTable:
     docstring."""
 
     def __init__(
-        self, settings: HostSettings, specs: Mapping[str, HostProcessorSpec], cache_dir: Path,
+        self, settings: HostSettingsConf, specs: Mapping[str, HostProcessorSpec], cache_dir: Path,
         worker: Callable[[str], Worker], model_path: Callable[[str], Path],
     ) -> None:
         self.settings = settings

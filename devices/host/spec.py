@@ -15,22 +15,29 @@ Processor ``host:`` keys:
 * ``cores``: core ids the worker thread (and the interpreter threads it starts) is pinned to;
   default: every core this process may use.
 
-Device ``host:`` keys: ``profile_runs``, ``warmup_runs``, ``seed``, ``input_frames``,
-``eager_build_limit``, ``keep_outputs``, ``join_timeout_s``, ``profile_cache`` (see
-:class:`HostSettings`).
+Device ``host:`` keys: those of :class:`~devices.host.config.HostSettingsConf`, which the
+device uses as they are. Every range is the one a field declares in its metadata
+(:func:`harness.seams.fields.check`); this module adds what a schema cannot say: kernel names
+and cores this machine has.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from devices.host.config import HostDeviceConf, HostProcessorConf, Kernel
+from devices.host.config import (
+    HostDeviceConf,
+    HostProcessorBlock,
+    HostProcessorConf,
+    HostSettingsConf,
+    Kernel,
+)
 from devices.processors import SupportRules
 from harness.seams.errors import UserError
+from harness.seams.fields import check
 from harness.seams.plan import Processor, ProcessorKind
 
 
@@ -50,31 +57,7 @@ class HostProcessorSpec:
         return Processor(self.name, self.kind)
 
 
-@dataclass(frozen=True, slots=True)
-class HostSettings:
-    """Device-wide host settings."""
-
-    #: timed runs per profiled subgraph (the median is reported)
-    profile_runs: int = 5
-    #: untimed runs before the timed ones
-    warmup_runs: int = 2
-    #: seed of the random model inputs
-    seed: int = 0
-    #: distinct input frames per model input; request r uses frame r % input_frames
-    input_frames: int = 8
-    #: load() builds at most this many slice interpreters; the rest are built on first use
-    eager_build_limit: int = 256
-    #: finished jobs whose model outputs stay readable through ``HostDevice.outputs``
-    keep_outputs: int = 64
-    #: how long close() waits for each worker thread, seconds
-    join_timeout_s: float = 5.0
-    #: keep subgraph profiles on disk and reuse them (:mod:`devices.host.profiles`)
-    profile_cache: bool = True
-
-
-_PROCESSOR_KEYS = ("kernel", "threads", "cores")
-_MINIMUM = {"profile_runs": 1, "input_frames": 1}
-_FLAGS = ("profile_cache",)
+_PROCESSOR_KEYS = tuple(f.name for f in fields(HostProcessorBlock))
 
 
 def available_cores() -> tuple[int, ...]:
@@ -84,7 +67,7 @@ def available_cores() -> tuple[int, ...]:
 
 def parse_device(
     conf: HostDeviceConf,
-) -> tuple[HostSettings, tuple[HostProcessorSpec, ...]]:
+) -> tuple[HostSettingsConf, tuple[HostProcessorSpec, ...]]:
     """Device-wide settings and one :class:`HostProcessorSpec` per processor of ``conf``."""
     if not conf.processors:
         raise UserError(f"host device {conf.name!r} has no processors")
@@ -92,41 +75,39 @@ def parse_device(
     if len(set(names)) != len(names):
         raise UserError(f"host device {conf.name!r}: duplicate processor names in {names}")
     cores = available_cores()
-    return parse_settings(conf.host), tuple(parse_processor(p, cores) for p in conf.processors)
+    return parse_settings(conf.host), tuple(
+        parse_processor(p, cores, f"device.processors.{i}.host")
+        for i, p in enumerate(conf.processors))
 
 
-def parse_settings(raw: Any) -> HostSettings:
-    """Validate the device's ``host:`` mapping."""
-    values = _mapping(raw, "device host settings", [f.name for f in fields(HostSettings)])
-    out: dict[str, Any] = {}
-    for f in fields(HostSettings):
-        if f.name not in values:
-            continue
-        if f.name in _FLAGS:
-            out[f.name] = _flag(values[f.name], f.name)
-        else:
-            kind = float if f.name.endswith("_s") else int
-            out[f.name] = parse_number(values[f.name], f.name, kind, _MINIMUM.get(f.name, 0))
-    return HostSettings(**out)
+def parse_settings(raw: Any) -> HostSettingsConf:
+    """The device's ``host:`` settings, held to their fields' declared ranges; a plain
+    mapping (as tests write one) fills the schema's dataclass, defaults and all."""
+    settings = raw if isinstance(raw, HostSettingsConf) else HostSettingsConf(
+        **_mapping(raw, "device host settings", [f.name for f in fields(HostSettingsConf)]))
+    check(settings, "device.host")
+    return settings
 
 
-def parse_processor(conf: HostProcessorConf, cores: Sequence[int]) -> HostProcessorSpec:
-    """Validate one processor's ``host:`` mapping against the cores this machine has."""
+def parse_processor(conf: HostProcessorConf, cores: Sequence[int],
+                    path: str = "host") -> HostProcessorSpec:
+    """One processor's ``host:`` block, held to its fields' declared ranges and to the cores
+    this machine has; ``path`` names the block in errors."""
     where = f"processor {conf.name!r}"
-    values = _mapping(conf.host, f"{where} host settings", _PROCESSOR_KEYS)
+    block = conf.host if isinstance(conf.host, HostProcessorBlock) else HostProcessorBlock(
+        **_mapping(conf.host, f"{where} host settings", _PROCESSOR_KEYS))
+    check(block, path)
     return HostProcessorSpec(
         name=conf.name,
         kind=conf.kind,
         support=conf.support,
-        kernel=parse_kernel(values.get("kernel", "xnnpack"), where),
-        threads=parse_number(values.get("threads", 1), f"{where} threads", int, 1),
-        cores=parse_cores(values.get("cores"), cores, where),
+        kernel=parse_kernel(block.kernel, where),
+        threads=block.threads,
+        cores=parse_cores(block.cores, cores, where),
     )
 
 
 def _mapping(raw: Any, what: str, allowed: Sequence[str]) -> Mapping[str, Any]:
-    if dataclasses.is_dataclass(raw) and not isinstance(raw, type):
-        raw = {k: v for k, v in dataclasses.asdict(raw).items() if v is not None}
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
@@ -144,22 +125,6 @@ def parse_kernel(value: Any, where: str) -> Kernel:
     except KeyError:
         allowed = ", ".join(k.name for k in Kernel)
         raise UserError(f"{where}: unknown kernel {name!r}; allowed: {allowed}") from None
-
-
-def parse_number(value: Any, what: str, kind: type, minimum: float) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UserError(f"{what} must be a number, got {value!r}")
-    if kind is int and not float(value).is_integer():
-        raise UserError(f"{what} must be an integer, got {value!r}")
-    if value < minimum:
-        raise UserError(f"{what} must be >= {minimum}, got {value!r}")
-    return kind(value)
-
-
-def _flag(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise UserError(f"{what} must be true or false, got {value!r}")
-    return value
 
 
 def parse_cores(value: Any, available: Sequence[int], where: str) -> tuple[int, ...]:

@@ -7,12 +7,12 @@ by default), built from the model's own ``.tflite`` (no slicing), on a thread of
 may run on every core of ``cores`` (default: every core of the device's processors). Nothing
 is pinned per model: the OS scheduler shares the cores among the threads.
 
-It goes through the same traffic, runtime loop and records as every other baseline
-(:class:`~harness.runtime.traffic.Traffic`, :class:`~harness.runtime.core.Runtime`,
-:class:`~harness.runtime.driver.Driver`, the run folder's journals): the runtime sees one
-*lane* per model, named ``thread:<model>`` (:func:`lane_name`), whose plan is the whole model
-as one subgraph, and :class:`FirstComeFirstServed` hands each request to its model's lane,
-where requests of that model wait in arrival order. So ``requests`` rows, FPS, latency and
+It goes through the same traffic, runtime loop and records as every other baseline: the
+harness hands its loop over (:attr:`~harness.seams.device.BaselineRun.loop`), and
+:class:`ModelThreads` is the :class:`~harness.seams.device.Engine` it drives. The runtime sees
+one *lane* per model, named ``thread:<model>`` (:func:`lane_name`), whose plan is the whole
+model as one subgraph, and :class:`FirstComeFirstServed` hands each request to its model's
+lane, where requests of that model wait in arrival order. So ``requests`` rows, FPS, latency and
 SLO results are those of any baseline; ``subgraphs`` rows carry the lane as their processor
 (its utilization is the share of time the model's thread was running an inference, the OS
 may have descheduled it meanwhile); ``sensors`` rows are the device's processors' (per-core
@@ -34,28 +34,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from devices.host.config import Kernel
+from devices.host.config import HostSettingsConf, Kernel
 from devices.host.jobs import InputFrames, Tensors
-from devices.host.spec import HostSettings, parse_cores, parse_kernel, parse_number
+from devices.host.spec import parse_cores, parse_kernel
 from devices.host.workers import SliceRunner, Worker
-from harness.runtime.core import Runtime
-from harness.runtime.driver import Driver
-from harness.runtime.sensors import SensorCache
-from harness.runtime.traffic import Traffic
 from harness.seams.clocks import WallClock
-from harness.seams.device import BaselineRun, RowSink
+from harness.seams.device import BaselineRun
 from harness.seams.errors import UserError
+from harness.seams.fields import check
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind, Subgraph
 from harness.seams.records import Completion, Request, SensorSample
-from harness.seams.rows import request_row, sensor_row, subgraph_row
-from harness.seams.units import NS_PER_MS, NS_PER_S
+from harness.seams.units import NS_PER_S
 from harness.seams.view import Assignment, Decision, SchedulerView
-
-#: how long a run may go on after the last request was issued, to finish inferences in flight
-DRAIN_NS = 5 * NS_PER_S
-#: how often the device's sensors are read during the run
-SENSOR_INTERVAL_NS = 100 * NS_PER_MS
 
 
 def lane_name(model: str) -> str:
@@ -72,13 +63,28 @@ class ThreadsSpec:
     cores: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class HostFacts:
+    """What the run needs of the host device it runs on."""
+
+    paths: Mapping[str, Path]
+    graph: Callable[[str], ModelGraph]
+    cores: tuple[int, ...]
+    settings: HostSettingsConf
+    read_sensors: Callable[[int], tuple[SensorSample, ...]]
+    start_clock: Callable[[], WallClock]
+    now_ns: Callable[[], int]
+
+
 def threads_spec(conf: Any, device_cores: Sequence[int]) -> ThreadsSpec:
-    """The baseline's config, checked: a known kernel, threads >= 1, cores of the device."""
+    """The baseline's config (:class:`baselines.threads.config.ThreadsConf`), held to its
+    fields' declared ranges: a known kernel, threads >= 1, cores of the device."""
     where = "baseline threads"
+    check(conf, "baselines.threads")
     return ThreadsSpec(
-        kernel=parse_kernel(getattr(conf, "kernel", "xnnpack"), where),
-        threads=parse_number(getattr(conf, "threads", 1), f"{where} threads", int, 1),
-        cores=parse_cores(getattr(conf, "cores", None) or list(device_cores), device_cores, where),
+        kernel=parse_kernel(conf.kernel, where),
+        threads=conf.threads,
+        cores=parse_cores(conf.cores or list(device_cores), device_cores, where),
     )
 
 
@@ -123,12 +129,14 @@ class FirstComeFirstServed:
 
 class ModelThreads:
     """One worker thread per model, each with the whole model's interpreter, on shared
-    cores; runs what the runtime starts (the ``start`` and ``decision_ns`` of a device)."""
+    cores: the :class:`~harness.seams.device.Engine` the runtime's loop drives (the host's
+    clock and sensors, this baseline's lanes)."""
 
-    def __init__(self, spec: ThreadsSpec, paths: Mapping[str, Path],
-                 graphs: Mapping[str, ModelGraph], frames: InputFrames,
-                 now_ns: Callable[[], int]) -> None:
-        self.graphs, self.frames, self.now_ns = dict(graphs), frames, now_ns
+    def __init__(self, spec: ThreadsSpec, host: HostFacts,
+                 graphs: Mapping[str, ModelGraph]) -> None:
+        self.graphs, self.host = dict(graphs), host
+        self.frames = InputFrames(host.settings.seed, host.settings.input_frames)
+        self.now_ns = host.now_ns
         self.workers: dict[str, Worker] = {}
         self.runners: dict[str, SliceRunner] = {}
         try:
@@ -137,7 +145,7 @@ class ModelThreads:
         except OSError as exc:
             self.close(1.0)
             raise UserError(str(exc)) from None
-        futures = {m: w.submit(_builder(paths[m], graphs[m], spec))
+        futures = {m: w.submit(_builder(host.paths[m], graphs[m], spec))
                    for m, w in self.workers.items()}
         for model, future in futures.items():
             try:
@@ -150,6 +158,14 @@ class ModelThreads:
     def decision_ns(self, work: int) -> int:
         """0: decisions take real time."""
         return 0
+
+    def start_clock(self) -> WallClock:
+        """The host's clock: this instant is time 0."""
+        return self.host.start_clock()
+
+    def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
+        """The host's processors' sensors."""
+        return self.host.read_sensors(now_ns)
 
     def start(self, job_id: int, request: Request, subgraph: Subgraph, now_ns: int,
               on_done: Callable[[Completion], None]) -> None:
@@ -170,7 +186,7 @@ class ModelThreads:
             return False
         return True
 
-    def time_alone(self, model: str, settings: HostSettings) -> int:
+    def time_alone(self, model: str) -> int:
         """Median ns of one inference of ``model`` alone in its thread."""
         runner = self.runners[model]
         request = Request(-1, model, 0, 0, 0, 0)
@@ -178,10 +194,10 @@ class ModelThreads:
         def timed() -> int:
             tensors = Tensors()
             self.frames.fill(tensors, runner, request, self.graphs[model].inputs)
-            for _ in range(settings.warmup_runs):
+            for _ in range(self.host.settings.warmup_runs):
                 runner.run(dict(tensors))
             return int(statistics.median(_timed_run(runner, tensors)
-                                         for _ in range(settings.profile_runs)))
+                                         for _ in range(self.host.settings.profile_runs)))
 
         return self.workers[model].call(timed)
 
@@ -213,54 +229,23 @@ def own_bound(alone_ns: Mapping[str, int], cores: int) -> dict[str, object]:
 # -- a run -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HostFacts:
-    """What the run needs of the host device it runs on."""
-
-    paths: Mapping[str, Path]
-    graph: Callable[[str], ModelGraph]
-    cores: tuple[int, ...]
-    settings: HostSettings
-    read_sensors: Callable[[int], tuple[SensorSample, ...]]
-    start_clock: Callable[[], WallClock]
-    now_ns: Callable[[], int]
-
-
-def run_threads(host: HostFacts, run: BaselineRun, sink: RowSink) -> dict[str, object]:
-    """Run the scenario as plain threads; rows into ``sink``; facts for the manifest."""
+def run_threads(host: HostFacts, run: BaselineRun) -> dict[str, object]:
+    """Run the scenario as plain threads on the harness's loop; facts for the manifest."""
     if run.scenario.slo_multiplier > 0:
         raise UserError("baseline threads with scenario.slo_multiplier > 0 is not "
                         "implemented (its SLO base, vanilla TFLite alone, is not measured "
                         "on this path); use scenario.slo_multiplier=0")
     spec = threads_spec(run.conf, host.cores)
     graphs = {m: host.graph(m) for m in run.scenario.models}
-    frames = InputFrames(host.settings.seed, host.settings.input_frames)
-    engine = ModelThreads(spec, host.paths, graphs, frames, host.now_ns)
+    plans = {m: whole_plan(g) for m, g in graphs.items()}
+    lanes = tuple(Processor(lane_name(m), ProcessorKind.CPU) for m in graphs)
+    engine = ModelThreads(spec, host, graphs)
     try:
-        alone = {m: engine.time_alone(m, host.settings) for m in graphs}
-        end_ns = _drive(host, run, sink, engine, graphs, alone)
+        alone = {m: engine.time_alone(m) for m in graphs}
+        end_ns = run.loop(FirstComeFirstServed(alone), plans, lanes, engine)
     finally:
         engine.close(host.settings.join_timeout_s)
-    return {"plans": {m: whole_plan(g).counts() for m, g in graphs.items()},
+    return {"plans": {m: p.counts() for m, p in plans.items()},
             "threads": {"kernel": spec.kernel.name, "threads": spec.threads,
                         "cores": list(spec.cores)},
             "alone_ns": alone, "bound": own_bound(alone, len(spec.cores)), "end_ns": end_ns}
-
-
-def _drive(host: HostFacts, run: BaselineRun, sink: RowSink, engine: ModelThreads,
-           graphs: Mapping[str, ModelGraph], alone: Mapping[str, int]) -> int:
-    """The scenario's traffic through the runtime onto the models' threads."""
-    plans = {m: whole_plan(g) for m, g in graphs.items()}
-    lanes = tuple(Processor(lane_name(m), ProcessorKind.CPU) for m in graphs)
-    traffic = Traffic(run.scenario, {}, run.rngs["traffic"])
-    sensors = SensorCache(host.read_sensors, SENSOR_INTERVAL_NS, on_sample=lambda s: sink.append(
-        "sensors", sensor_row(run.name, run.seed, s)))
-    runtime = Runtime(
-        FirstComeFirstServed(alone), plans, lanes,
-        record_request=lambda r, st, rec: sink.append("requests", request_row(
-            run.name, run.seed, r, st, rec, traffic.is_warmup(r))),
-        record_subgraph=lambda c: sink.append("subgraphs", subgraph_row(run.name, run.seed, c)),
-    )
-    driver = Driver(host.start_clock(), engine, runtime, traffic, sensors,  # type: ignore[arg-type]
-                    SENSOR_INTERVAL_NS, run.progress)
-    return driver.run(DRAIN_NS)

@@ -1,9 +1,10 @@
 """The twin's config schemas: what a ``conf/device/<phone>.yaml`` of ``TwinDevice`` holds.
 
 Each processor carries a ``twin:`` block of constants (:class:`TwinProcessorBlock`) and the
-device one more (:class:`TwinDeviceBlock`); every field is documented in
-:mod:`devices.twin.spec`, which validates the values (positive throughputs, fractions in
-(0, 1], dtypes it knows) and turns them into frozen specs. Hydra rejects unknown keys and
+device one more (:class:`TwinDeviceBlock`). Each field declares its unit, range and meaning
+here, in its metadata, and a default where one holds for every phone (with its source); a
+device YAML writes only what differs. :mod:`devices.twin.spec` turns the blocks into frozen
+specs, validated by that metadata alone. Hydra rejects unknown keys and
 wrong types when it composes a device YAML, because the YAML's defaults list names
 ``/schema/device/twin``.
 """
@@ -72,22 +73,31 @@ class TwinProcessorBlock:
         "J/K", POS, "heat capacity of the thermal node"))
     resistance_k_per_w: float = field(default=MISSING, metadata=spec(
         "K/W", POS, "thermal resistance to the SoC node"))
+    # 68 °C: the throttling threshold of paper §4.8 [S], stated for the K50 Pro and
+    # transferred to every phone
     throttle_c: float = field(default=68.0, metadata=spec(
-        "°C", ANY, "the governor steps down one level per period above this"))
-    # ... and up one level per period below throttle_c - hysteresis_c, C
+        "°C", ANY, "the governor steps down one level per period above this "
+        "(68: paper §4.8 [S])"))
+    # ... and up one level per period below throttle_c - hysteresis_c, C; 3 °C is an
+    # estimate [E] (a phone whose governor's gap is known sets its own)
     hysteresis_c: float = field(default=3.0, metadata=spec(
-        "°C", NONNEG, "steps up again below throttle_c minus this"))
-    # dtype an op of a given dtype computes in (GPU delegate: float32 -> float16)
+        "°C", NONNEG, "steps up again below throttle_c minus this (3: [E])"))
+    # dtype an op of a given dtype computes in (GPU delegate: float32 -> float16); empty:
+    # each dtype computes in itself, as XNNPACK on a CPU runs float32 in float32 (fp16
+    # inference is opt-in) [E]
     run_as: dict[str, str] = field(default_factory=dict)
     # the shortest an invoke of this delegate can take (driver round trip, command-queue
-    # flush), us; a subgraph takes at least this long (0: no floor)
+    # flush), us; a subgraph takes at least this long. 0 (no floor): a CPU shares memory
+    # with the app
     invoke_floor_us: float = field(default=0.0, metadata=spec(
         "µs", NONNEG, "shortest invoke of the delegate; 0: none"))
     # copying a subgraph's inputs to the processor and its outputs back (delegate I/O
-    # between CPU memory and the accelerator's buffers), GB/s; 0: shares CPU memory, no copy
+    # between CPU memory and the accelerator's buffers), GB/s; 0: shares CPU memory (a
+    # CPU), no copy
     io_copy_gbps: float = field(default=0.0, metadata=spec(
         "GB/s", NONNEG, "delegate I/O copy bandwidth; 0: no copy"))
-    # the delegate keeps its own copy of the weights of every subgraph it runs
+    # the delegate keeps its own copy of the weights of every subgraph it runs; whether a
+    # delegate does is not established from a public source [U], so off
     weight_copy: bool = False
     # at this temperature the processor shuts down (takes no work) until it cools by
     # hysteresis_c, C; 0: never
@@ -160,8 +170,9 @@ class TwinDeviceBlock:
     # CPU memcpy bandwidth for copies between interpreters, GB/s
     memcpy_gbps: float = field(default=10.0, metadata=spec(
         "GB/s", POS, "memcpy bandwidth between interpreters"))
+    # bookkeeping per tensor copied between interpreters [E]
     copy_fixed_us: float = field(default=2.0, metadata=spec(
-        "µs", NONNEG, "fixed cost of copying one tensor"))
+        "µs", NONNEG, "fixed cost of copying one tensor (2: [E])"))
     # scheduling: fixed cost per dispatched subgraph (wake-up, bookkeeping), us, and the
     # time of one unit of a decision's counted work (a chain step, a candidate), ns
     scheduler_fixed_us: float = field(default=0.0, metadata=spec(
@@ -177,6 +188,7 @@ class TwinDeviceBlock:
     # the rest of the phone while the app runs (display, video decode, idle radios), W
     rest_of_phone_w: float = field(default=0.0, metadata=spec(
         "W", NONNEG, "power of the rest of the phone"))
+    # every mechanism on, as on a phone; an ablation turns one off
     mechanisms: MechanismsConf = field(default_factory=MechanismsConf)
     # constant name -> source and confidence tag
     provenance: dict[str, str] = field(default_factory=dict)

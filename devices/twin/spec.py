@@ -3,12 +3,13 @@
 A device YAML (``conf/device/*.yaml``) carries one ``twin:`` block per processor and one for
 the device (schemas: :mod:`devices.twin.config`, so Hydra rejects unknown keys and wrong types
 at composition). A block may also be a plain mapping (tests build them so). This module turns
-each into a frozen dataclass once (the defaults are the schema's, :func:`_defaults`: a
-value such as ``throttle_c`` is written only in :mod:`devices.twin.config`), rejecting what
-the twin cannot use: an unknown key (a
-typo), a missing key, a non-positive throughput or a fraction outside (0, 1]. Every
-rejection is a :class:`~harness.seams.errors.UserError` with a one-line message naming the
-processor and the bad value.
+each into a frozen dataclass once. The defaults are the schema's (a value such as
+``throttle_c`` is written only in :mod:`devices.twin.config`), and so are the ranges: every
+number is held to the range its field declares (:func:`harness.seams.fields.check`). This
+module adds what a field's metadata cannot say: an unknown or missing key of a plain mapping,
+a dtype or op class the twin does not know, v_min_v above v_max_v. Every rejection is a
+:class:`~harness.seams.errors.UserError` with a one-line message naming the processor, the key
+and what is allowed.
 
 Units are in the key names: ``_gops`` (1e9 operations per second, i.e. operations per ns),
 ``_gbps`` (GB/s, i.e. bytes per ns), ``_us``, ``_ms``, ``_mhz``, ``_w``, ``_v``, ``_c``,
@@ -27,23 +28,29 @@ import dataclasses
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from omegaconf import MISSING
 
 from devices.twin.config import (
+    CalibrationConf,
+    ConcurrencyConf,
+    MechanismsConf,
     TwinDeviceBlock,
     TwinDeviceConf,
     TwinProcessorBlock,
     TwinProcessorConf,
 )
 from harness.seams.errors import UserError
+from harness.seams.fields import check
 from harness.seams.plan import ProcessorKind, op_ranges
 
 #: numeric classes an op computes in; ``int8`` stands for every 8-bit integer type
 DTYPES = ("float32", "float16", "int8")
 #: op classes with their own achievable efficiency
 OP_CLASSES = ("conv", "depthwise", "fully_connected", "other")
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,25 +199,35 @@ class TwinSpec:
 
 # -- parsing -----------------------------------------------------------------------------------
 
-_PROCESSOR_KEYS = ({f.name for f in dataclasses.fields(TwinProcessorSpec)} - {"name", "kind",
-                                                                            "measured_ns"}
-                   | {"measured_us"})
-_DEVICE_KEYS = {f.name for f in dataclasses.fields(TwinDeviceSpec)}
-
 
 def parse(conf: TwinDeviceConf) -> TwinSpec:
-    """Validate the ``twin:`` blocks of ``conf``."""
-    device = _parse_device(conf.name, {**_defaults(TwinDeviceBlock),
-                                       **_mapping(conf.twin, f"device {conf.name}")})
-    procs = tuple(_parse_processor(conf.name, p) for p in conf.processors)
+    """The ``twin:`` blocks of ``conf``, held to their fields' declared ranges, as specs."""
+    device = _parse_device(conf.name, conf.twin)
+    procs = tuple(_parse_processor(conf.name, i, p) for i, p in enumerate(conf.processors))
     if not procs:
         raise UserError(f"twin {conf.name}: no processors")
     return TwinSpec(conf.name, conf.description, device, procs)
 
 
+def _block(cls: type[T], raw: Any, where: str) -> T:
+    """``raw`` as the schema dataclass ``cls``: itself, or a plain mapping (as tests write
+    one) with no unknown key and every key the schema needs."""
+    if isinstance(raw, cls):
+        return raw
+    table = _mapping(raw, where)
+    _check_keys(where, table, _names(cls), _required(cls))
+    return cls(**table)
+
+
+def _checked(block: Any, where: str, path: str) -> None:
+    """:func:`~harness.seams.fields.check` with the processor (or device) named."""
+    try:
+        check(block, path)
+    except UserError as exc:
+        raise UserError(f"twin: {where}: {exc}") from None
+
+
 def _mapping(value: Any, where: str) -> dict[str, Any]:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = {k: v for k, v in dataclasses.asdict(value).items() if v is not None}
     if value is None:
         raise UserError(f"twin: {where} has no twin: block")
     if not isinstance(value, Mapping):
@@ -227,121 +244,68 @@ def _check_keys(where: str, raw: Mapping[str, Any], allowed: set[str], required:
         raise UserError(f"twin: {where}: missing key {missing[0]!r}")
 
 
-def _required(cls: type) -> set[str]:
+def _names(cls: Any) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def _required(cls: Any) -> set[str]:
     """The schema's fields without a default."""
-    return {f.name for f in dataclasses.fields(cls)} - set(_defaults(cls))
+    return {f.name for f in dataclasses.fields(cls)
+            if f.default is MISSING and f.default_factory is dataclasses.MISSING}
 
 
-def _positive(where: str, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise UserError(f"twin: {where}: {key} must be a positive number, got {value!r}")
-    return float(value)
+def _floats(block: Any, names: Iterable[str]) -> dict[str, float]:
+    return {name: float(getattr(block, name)) for name in names}
 
 
-def _fraction(where: str, key: str, value: Any) -> float:
-    x = _positive(where, key, value)
-    if x > 1.0:
-        raise UserError(f"twin: {where}: {key} must be in (0, 1], got {value!r}")
-    return x
+#: the device block's numbers (the rest: provenance and mechanisms)
+_DEVICE_NUMBERS = tuple(f.name for f in dataclasses.fields(TwinDeviceBlock)
+                        if f.name not in ("mechanisms", "provenance"))
 
 
-def _nonneg(where: str, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise UserError(f"twin: {where}: {key} must be a number >= 0, got {value!r}")
-    return float(value)
-
-
-def _number(where: str, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UserError(f"twin: {where}: {key} must be a number, got {value!r}")
-    return float(value)
-
-
-#: device constants that may be 0 (a cost or a limit that is switched off)
-_DEVICE_NONNEG = ("noise_sigma", "transfer_fixed_us", "copy_fixed_us", "scheduler_fixed_us",
-                  "scheduler_ns_per_op", "memory_budget_mb", "interpreter_overhead_kb",
-                  "rest_of_phone_w")
-def _defaults(cls: type) -> dict[str, Any]:
-    """The schema's defaults (the only place they are written), MISSING ones left out."""
-    out = {}
-    for f in dataclasses.fields(cls):
-        value = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        if value is not dataclasses.MISSING and value != MISSING:
-            out[f.name] = value
-    return out
-
-
-def _parse_device(name: str, raw: dict[str, Any]) -> TwinDeviceSpec:
+def _parse_device(name: str, raw: Any) -> TwinDeviceSpec:
     where = f"device {name}"
-    _check_keys(where, raw, _DEVICE_KEYS, _required(TwinDeviceBlock))
-    values: dict[str, Any] = {"provenance": _strings(where, raw.get("provenance", {})),
-                              "mechanisms": _mechanisms(where, raw.get("mechanisms", {}))}
-    values["ambient_c"] = _number(where, "ambient_c", raw["ambient_c"])
-    for key in _DEVICE_NONNEG:
-        values[key] = _nonneg(where, key, raw[key])
-    for key in _DEVICE_KEYS - set(values):
-        values[key] = _positive(where, key, raw.get(key))
-    return TwinDeviceSpec(**values)
+    block = _block(TwinDeviceBlock, raw, where)
+    block.mechanisms = _block(MechanismsConf, block.mechanisms, f"{where} mechanisms")
+    _checked(block, where, "device.twin")
+    return TwinDeviceSpec(**_floats(block, _DEVICE_NUMBERS),
+                          mechanisms=Mechanisms(**dataclasses.asdict(block.mechanisms)),
+                          provenance=_strings(where, block.provenance))
 
 
-def _mechanisms(where: str, raw: Any) -> Mechanisms:
-    table = _mapping(raw, f"{where} mechanisms")
-    names = {f.name for f in dataclasses.fields(Mechanisms)}
-    _check_keys(f"{where} mechanisms", table, names, set())
-    bad = [k for k, v in table.items() if not isinstance(v, bool)]
-    if bad:
-        raise UserError(f"twin: {where}: mechanisms.{bad[0]} must be true or false, got "
-                        f"{table[bad[0]]!r}")
-    return Mechanisms(**table)
+#: the processor block's plain numbers (the rest are tables, levels, flags and text)
+_PROCESSOR_NUMBERS = tuple(f.name for f in dataclasses.fields(TwinProcessorBlock)
+                           if f.type in ("float", float))
 
 
-def _parse_processor(device: str, conf: TwinProcessorConf) -> TwinProcessorSpec:
+def _parse_processor(device: str, index: int, conf: TwinProcessorConf) -> TwinProcessorSpec:
     where = f"{device} processor {conf.name}"
-    raw = {**_defaults(TwinProcessorBlock), **_mapping(conf.twin, where)}
-    _check_keys(where, raw, _PROCESSOR_KEYS, _required(TwinProcessorBlock))
-    values: dict[str, Any] = {
-        "peak_gflops": _peaks(where, raw["peak_gflops"]),
-        "efficiency": _efficiency(where, raw["efficiency"]),
-        "bandwidth_share": _fraction(where, "bandwidth_share", raw["bandwidth_share"]),
-        "freqs_mhz": _levels(where, raw["freqs_mhz"]),
-        "run_as": _run_as(where, raw.get("run_as", {})),
-        "calibration": _calibration(where, raw.get("calibration")),
-        "provenance": _strings(where, raw.get("provenance", {})),
-        "throttle_c": _number(where, "throttle_c", raw["throttle_c"]),
-        "hysteresis_c": _nonneg(where, "hysteresis_c", raw["hysteresis_c"]),
-        "weight_copy": bool(raw["weight_copy"]),
-        "measured_ns": _measured(where, raw.get("measured_us", {})),
-        "concurrency": _concurrency(where, raw.get("concurrency")),
-    }
-    for key in ("invoke_floor_us", "io_copy_gbps", "critical_c"):
-        values[key] = _nonneg(where, key, raw[key])
-    for key in ("invoke_overhead_us", "dispatch_overhead_us", "static_w"):
-        values[key] = _nonneg(where, key, raw[key])
-    for key in _PROCESSOR_KEYS - set(values) - {"measured_us"}:
-        values[key] = _positive(where, key, raw[key])
-    spec = TwinProcessorSpec(name=conf.name, kind=conf.kind, **values)
+    block = _block(TwinProcessorBlock, conf.twin, where)
+    if block.calibration is not None:
+        block.calibration = _block(CalibrationConf, block.calibration, f"{where} calibration")
+    if block.concurrency is not None:
+        block.concurrency = _block(ConcurrencyConf, block.concurrency, f"{where} concurrency")
+    _checked(block, where, f"device.processors.{index}.twin")
+    spec = TwinProcessorSpec(
+        name=conf.name, kind=conf.kind, **_floats(block, _PROCESSOR_NUMBERS),
+        peak_gflops=_table(where, "peak_gflops", block.peak_gflops, set(DTYPES), set()),
+        efficiency=_table(where, "efficiency", block.efficiency, set(OP_CLASSES),
+                          set(OP_CLASSES)),
+        freqs_mhz=tuple(sorted(float(f) for f in block.freqs_mhz)),
+        run_as=_run_as(where, block.run_as), weight_copy=bool(block.weight_copy),
+        calibration=_calibration(block.calibration), provenance=_strings(where, block.provenance),
+        measured_ns=_measured(where, block.measured_us),
+        concurrency=_concurrency(where, block.concurrency))
     _check_voltage(where, spec)
     return spec
 
 
-def _peaks(where: str, raw: Any) -> dict[str, float]:
-    table = _mapping(raw, f"{where} peak_gflops")
-    _check_keys(f"{where} peak_gflops", table, set(DTYPES), set())
-    if not table:
-        raise UserError(f"twin: {where}: peak_gflops needs at least one dtype")
-    return {k: _positive(where, f"peak_gflops.{k}", v) for k, v in table.items()}
-
-
-def _efficiency(where: str, raw: Any) -> dict[str, float]:
-    table = _mapping(raw, f"{where} efficiency")
-    _check_keys(f"{where} efficiency", table, set(OP_CLASSES), set(OP_CLASSES))
-    return {k: _fraction(where, f"efficiency.{k}", v) for k, v in table.items()}
-
-
-def _levels(where: str, raw: Any) -> tuple[float, ...]:
-    if not isinstance(raw, list | tuple) or not raw:
-        raise UserError(f"twin: {where}: freqs_mhz must be a non-empty list, got {raw!r}")
-    return tuple(sorted(_positive(where, "freqs_mhz", f) for f in raw))
+def _table(where: str, key: str, raw: Any, allowed: set[str], required: set[str]
+           ) -> dict[str, float]:
+    """A table keyed by dtype or op class: only the keys the twin knows."""
+    table = _mapping(raw, f"{where} {key}")
+    _check_keys(f"{where} {key}", table, allowed, required)
+    return {k: float(v) for k, v in table.items()}
 
 
 def _run_as(where: str, raw: Any) -> dict[str, str]:
@@ -359,15 +323,10 @@ def _strings(where: str, raw: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw.items()}
 
 
-def _calibration(where: str, raw: Any) -> Calibration | None:
-    if raw is None:
+def _calibration(conf: CalibrationConf | None) -> Calibration | None:
+    if conf is None:
         return None
-    table = _mapping(raw, f"{where} calibration")
-    keys = {f.name for f in dataclasses.fields(Calibration)}
-    _check_keys(f"{where} calibration", table, keys, {"model", "target_ms"})
-    target = _positive(where, "calibration.target_ms", table["target_ms"])
-    return Calibration(str(table["model"]), target, bool(table.get("int8", False)),
-                       str(table.get("source", "")))
+    return Calibration(str(conf.model), float(conf.target_ms), bool(conf.int8), str(conf.source))
 
 
 def measured_key(model: str, ops: Iterable[int]) -> str:
@@ -399,26 +358,21 @@ def _measured(where: str, raw: Any) -> dict[tuple[str, frozenset[int]], float]:
         except ValueError:
             raise UserError(f"twin: {where}: measured_us key {key!r} is not "
                             "'<model>:<op ranges>' (e.g. 'mobilenet_v2:0-11,14')") from None
-        out[parsed] = _positive(where, f"measured_us[{key!r}]", value) * 1000.0
+        out[parsed] = float(value) * 1000.0
     return out
 
 
-def _concurrency(where: str, raw: Any) -> tuple[tuple[int, float], ...]:
-    """``{copies: [1, ...], latency_ms: [...]}`` (one model's copies at once, each copy's
-    latency) -> (copies, latency over one alone) pairs."""
-    if raw is None:
+def _concurrency(where: str, conf: ConcurrencyConf | None) -> tuple[tuple[int, float], ...]:
+    """One model's copies at once and each copy's latency (their ranges checked by the
+    schema) -> (copies, latency over one alone) pairs."""
+    if conf is None:
         return ()
-    table = _mapping(raw, f"{where} concurrency")
-    _check_keys(f"{where} concurrency", table, {"copies", "latency_ms", "source"},
-                {"copies", "latency_ms"})
-    copies, ms = list(table["copies"]), list(table["latency_ms"])
+    copies, ms = list(conf.copies), [float(v) for v in conf.latency_ms]
     if len(copies) != len(ms) or len(copies) < 2 or copies[0] != 1 or any(
-            not isinstance(k, int) or k <= j for j, k in itertools.pairwise(copies)):
+            k <= j for j, k in itertools.pairwise(copies)):
         raise UserError(f"twin: {where}: concurrency needs copies ascending from 1 (at least "
                         f"two) and one latency_ms each, got {copies!r} and {ms!r}")
-    alone = _positive(where, "concurrency.latency_ms", ms[0])
-    return tuple((int(k), _positive(where, "concurrency.latency_ms", v) / alone)
-                 for k, v in zip(copies, ms, strict=True))
+    return tuple((int(k), v / ms[0]) for k, v in zip(copies, ms, strict=True))
 
 
 def _check_voltage(where: str, spec: TwinProcessorSpec) -> None:

@@ -7,14 +7,13 @@
 2. asks the device which ops each processor runs, and the SLO base (:mod:`.slo`) if any;
 3. builds the policy from its config, has it plan every model, loads the plans on the device
    and profiles every subgraph alone (the estimates the policies start from);
-4. starts the device's clock and drives traffic through the runtime
-   (:class:`~harness.runtime.driver.Driver`), recording every subgraph, request and sensor
-   sample into the run folder's columns as it goes
-   (:class:`~harness.experiment.recording.RunRows`).
+4. starts the device's clock and drives traffic through the runtime's one loop
+   (:class:`~harness.experiment.loop.RunLoop`), recording every subgraph, request and sensor
+   sample into the run folder's columns as it goes.
 
 A device that runs whole baselines with its own means (a
-:class:`~harness.seams.device.BaselineRunner`: a phone's tools) is handed the baseline
-instead, and writes its own rows.
+:class:`~harness.seams.device.BaselineRunner`) is handed the baseline instead, with that
+loop: a phone's tools write their own rows; the host's threads are an engine the loop drives.
 
 Each repetition has its own seed, split by purpose: traffic, latency noise, input data.
 """
@@ -30,24 +29,17 @@ from harness.config.schema import RunConf
 from harness.experiment.bounds import BoundCache, as_run, work_of
 from harness.experiment.bounds import facts as bound_facts
 from harness.experiment.components import build_policy, open_device, policy_class
+from harness.experiment.loop import RunLoop
 from harness.experiment.models import Models
 from harness.experiment.outcome import BaselineOutcome
-from harness.experiment.recording import RunRows
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
 from harness.models.bound import frame_rate_bound
 from harness.reporting.store import RunRecorder
-from harness.runtime.core import Runtime
-from harness.runtime.driver import Driver
-from harness.runtime.sensors import SensorCache
-from harness.runtime.traffic import Traffic
 from harness.seams.device import BaselineRun, BaselineRunner, Device, DeviceContext
 from harness.seams.policy import PolicyContext
-from harness.seams.units import NS_PER_MS, NS_PER_S
 
 #: purposes a seed is split into; their order is part of the results' reproducibility
 SEED_PURPOSES = ("traffic", "noise", "inputs")
-#: how long a run may go on after the last request was issued, to finish jobs in flight
-DRAIN_NS = 5 * NS_PER_S
 
 
 def seeds(base: int) -> dict[str, np.random.Generator]:
@@ -76,8 +68,9 @@ def run_baseline(
     try:
         runner = policy_class(name, cfg.baselines).runner
         if isinstance(device, BaselineRunner) and device.runs_baseline(runner):
+            loop = RunLoop(cfg, name, seed, recorder, rngs, progress)
             run = BaselineRun(name, runner, cfg.baselines[name], cfg.scenario, seed, rngs,
-                              progress)
+                              progress, loop)
             return BaselineOutcome(dict(device.run_baseline(run, recorder)))
         return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs,
                        bounds or BoundCache())
@@ -102,16 +95,11 @@ def _run_on(
     work = work_of(device, plans, profile)
     own = bounds.bound([p.name for p in info.processors], work)
     policy.prepare(plans, profile)
-    traffic = Traffic(cfg.scenario, slo, rngs["traffic"])
-    rows = RunRows(name, seed, traffic.is_warmup, recorder.subgraphs.held,
-                   recorder.requests.held, recorder.sensors.held)
-    interval = int(cfg.sensor_interval_ms * NS_PER_MS)
-    sensors = SensorCache(device.read_sensors, interval, on_sample=rows.record_sample)
-    runtime = Runtime(policy, plans, info.processors, record_request=rows.record_request,
-                      record_subgraph=rows.record_subgraph, sensors=sensors.get)
-    driver = Driver(device.start_clock(), device, runtime, traffic, sensors, interval, progress)
-    end_ns = driver.run(DRAIN_NS)
-    ran = frame_rate_bound([p.name for p in info.processors], as_run(work, rows.timings()).models)
+    loop = RunLoop(cfg, name, seed, recorder, rngs, progress, slo)
+    end_ns = loop(policy, plans, info.processors, device)
+    assert loop.rows is not None
+    ran = frame_rate_bound([p.name for p in info.processors],
+                           as_run(work, loop.rows.timings()).models)
     facts = {"device": info, "plans": {m: p.counts() for m, p in plans.items()},
              "plan_meta": {m: dict(p.meta) for m, p in plans.items()},
              "window_sizes": {m: p.window_size for m, p in plans.items()},

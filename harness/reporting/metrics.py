@@ -48,6 +48,7 @@ from harness.reporting.outcomes import PERCENTILES as PERCENTILES
 from harness.reporting.phone import phone_scenario_metrics
 from harness.reporting.power import DEVICE, power_stats, time_mean, time_to_throttle_s
 from harness.reporting.power import power_series as power_series
+from harness.reporting.runrecord import BoundFacts, RunRecord
 from harness.reporting.store import RunData
 
 
@@ -140,35 +141,26 @@ def with_manifest_facts(scenario: pd.DataFrame, manifest: Mapping[str, Any]) -> 
     subgraph priced at its mean latency in the run (:mod:`harness.experiment.bounds`), and
     ``as_run_pct``, FPS as a percentage of it (how much of what the run's own latencies allowed
     the schedule got); ``plan_subgraphs``, the subgraphs its plans hold (manifest ``runs``).
-    NaN where the manifest lacks them."""
+    NaN where the manifest lacks them. Read through the manifest's
+    :class:`~harness.reporting.runrecord.RunRecord`."""
     if scenario.empty:
         return scenario
-    runs = manifest.get("runs") or {}
-    bound = manifest.get("bound") or {}
+    record = RunRecord(manifest)
     out = scenario.copy()
-
-    def fact(baseline: str, seed: int) -> Mapping[str, Any]:
-        got = (runs.get(baseline) or {}).get(str(seed))
-        return got if isinstance(got, Mapping) else {}
-
-    def fps_of(value: Any) -> float:
-        return float(value["frames_per_s"]) if isinstance(value, Mapping) else float("nan")
-
     pairs = list(zip(out["baseline"], out["seed"], strict=True))
-    out["bound_fps"] = [fps_of(bound.get(str(s))) for _, s in pairs]
+    runs = [record.run(str(b), int(s)) for b, s in pairs]
+    out["bound_fps"] = [_fps(record.bound(int(s))) for _, s in pairs]
     out["bound_pct"] = 100 * out["fps"] / out["bound_fps"]
-    out["own_bound_fps"] = [fps_of(fact(b, s).get("bound")) for b, s in pairs]
-    out["as_run_bound_fps"] = [fps_of(fact(b, s).get("as_run_bound")) for b, s in pairs]
+    out["own_bound_fps"] = [_fps(r.bound if r else None) for r in runs]
+    out["as_run_bound_fps"] = [_fps(r.as_run_bound if r else None) for r in runs]
     out["as_run_pct"] = 100 * out["fps"] / out["as_run_bound_fps"]
-    out["plan_subgraphs"] = [_plan_subgraphs(fact(b, s)) for b, s in pairs]
+    out["plan_subgraphs"] = [float(r.subgraphs) if r and r.plans else float("nan")
+                             for r in runs]
     return out
 
 
-def _plan_subgraphs(facts: Mapping[str, Any]) -> float:
-    plans = facts.get("plans")
-    if not isinstance(plans, Mapping) or not plans:
-        return float("nan")
-    return float(sum(int(c["unit_subgraphs"]) + int(c["merged"]) for c in plans.values()))
+def _fps(bound: BoundFacts | None) -> float:
+    return bound.frames_per_s if bound is not None else float("nan")
 
 
 # -- per model ------------------------------------------------------------------------------

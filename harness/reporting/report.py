@@ -34,6 +34,7 @@ from rich.table import Table as RichTable
 from harness.reporting import paper
 from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without_interval
 from harness.reporting.metrics import Metrics, compute
+from harness.reporting.runrecord import RunRecord
 from harness.reporting.store import RunData
 from harness.reporting.summary import aggregate, failed_seeds_of, failures_of, with_slo_pct
 
@@ -90,54 +91,21 @@ class RunIdentity:
                 f" · seed {self.seed}")
 
 
-def _name(value: Any, key: str = "name") -> str | None:
-    if isinstance(value, Mapping):
-        value = value.get(key)
-    return None if value is None else str(value)
-
-
 def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
-    """Read :class:`RunIdentity` from a manifest (keys in the module docstring)."""
-    device = manifest.get("device")
-    kind = device.get("kind") if isinstance(device, Mapping) else None
-    kind = str(kind or manifest.get("device_kind") or "unknown")
-    versions = manifest.get("versions") or {}
-    return RunIdentity(
-        kind=kind,
-        meaning=_meaning(manifest, kind),
-        device=_name(device) or "unknown",
-        scenario=_name(manifest.get("scenario")) or "unknown",
-        seed=_seeds(manifest),
-        versions={str(k): str(v) for k, v in dict(versions).items()},
-        commit=str(manifest.get("git_commit") or manifest.get("commit") or ""),
-        models=_models(manifest),
-    )
+    """Read :class:`RunIdentity` from a manifest, through its record
+    (:class:`~harness.reporting.runrecord.RunRecord`; keys in the module docstring)."""
+    record = RunRecord(manifest)
+    return RunIdentity(kind=record.kind, meaning=record.kind_meaning, device=record.device,
+                       scenario=record.scenario, seed=_seeds(record.seeds),
+                       versions=record.versions, commit=record.commit,
+                       models=record.models or None)
 
 
-def _meaning(manifest: Mapping[str, Any], kind: str) -> str:
-    """What the device kind means: the manifest's ``kind_meaning``, else the part after
-    ``=`` of its ``kind_words`` (folders written before ``kind_meaning``); "" if neither."""
-    meaning = manifest.get("kind_meaning")
-    if isinstance(meaning, str):
-        return meaning
-    words = manifest.get("kind_words")
-    prefix = f"{kind.upper()} = "
-    return words[len(prefix):] if isinstance(words, str) and words.startswith(prefix) else ""
-
-
-def _seeds(manifest: Mapping[str, Any]) -> str:
-    """``"0"``, or ``"0-4 (5 seeds)"`` for a run of several."""
-    seeds = manifest.get("seeds")
-    if isinstance(seeds, list) and len(seeds) > 1:
+def _seeds(seeds: list[int]) -> str:
+    """``"0"``, or ``"0-4 (5 seeds)"`` for a run of several; ``"?"`` when none is recorded."""
+    if len(seeds) > 1:
         return f"{seeds[0]}-{seeds[-1]} ({len(seeds)} seeds)"
-    return _name(manifest.get("seed"), "base") or "?"
-
-
-def _models(manifest: Mapping[str, Any]) -> tuple[str, ...] | None:
-    config = manifest.get("config")
-    scenario = config.get("scenario") if isinstance(config, Mapping) else None
-    models = scenario.get("models") if isinstance(scenario, Mapping) else None
-    return tuple(str(m) for m in models) if isinstance(models, list | tuple) else None
+    return str(seeds[0]) if seeds else "?"
 
 
 # -- the table ------------------------------------------------------------------------------

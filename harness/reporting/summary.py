@@ -24,7 +24,7 @@ import pandas as pd
 
 from harness.reporting.measures import Metric, Summary, summarised
 from harness.reporting.metrics import Metrics
-from harness.reporting.runfolder import failures_in
+from harness.reporting.runrecord import failures_in
 from harness.reporting.stats import Interval, mean_ci, ratio_ci
 
 
@@ -101,7 +101,7 @@ def aggregate(metrics: Metrics, groups: Mapping[str, Sequence[str]] | None = Non
 
 def failed_runs(manifest: Mapping[str, object]) -> dict[str, dict[int, str]]:
     """Baseline -> {seed: why} for every failed seed (manifest ``runs``, read by
-    :func:`~harness.reporting.runfolder.failures_in`)."""
+    :func:`~harness.reporting.runrecord.failures_in`)."""
     out: dict[str, dict[int, str]] = {}
     for failure in failures_in(manifest):
         out.setdefault(failure.baseline, {})[failure.seed] = failure.error

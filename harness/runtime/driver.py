@@ -20,7 +20,7 @@ from typing import Final
 from harness.runtime.core import Runtime, Start, settle
 from harness.runtime.sensors import SensorCache
 from harness.runtime.traffic import Traffic
-from harness.seams.device import Clock, Device
+from harness.seams.device import Clock, Engine
 
 #: the collector's first-generation threshold during a run (Python's default, 700, had it
 #: scan young objects every few subgraphs: ~20% of a compiled twin run's time)
@@ -31,7 +31,7 @@ class Driver:
     def __init__(
         self,
         clock: Clock,
-        device: Device,
+        device: Engine,
         runtime: Runtime,
         traffic: Traffic,
         sensors: SensorCache,

@@ -9,7 +9,9 @@ reads its sensors.
 **Time.** :meth:`Device.start_clock` begins the run: time 0 is that instant, and the
 returned :class:`Clock` is what the runtime's one loop (:mod:`harness.runtime.driver`) runs
 on. A simulated device's clock jumps from event to event; a real one's is the wall clock.
-The two differ only in :meth:`Clock.wait`.
+The two differ only in :meth:`Clock.wait`. What that loop drives is an :class:`Engine` (a
+device is one); a device running a baseline with an engine of its own gets the loop as
+:attr:`BaselineRun.loop` (:class:`RuntimeLoop`), so every run has one loop.
 
 A device backend is built by the composition root from its config node, whose ``_target_``
 names the device class: the class carries its schema as ``Conf``, its :class:`DeviceKind`
@@ -29,8 +31,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import ModelPlan, Subgraph
-from harness.seams.policy import Runner
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.policy import Policy, Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 
 
@@ -70,30 +72,10 @@ class Clock(Protocol):
 
 
 @runtime_checkable
-class Device(Protocol):
-    def describe(self) -> DeviceInfo:
-        """Name, kind (twin/host/adb), processors, facts for the manifest."""
-        ...
-
-    def op_support(self, graph: ModelGraph) -> Mapping[str, frozenset[int]]:
-        """Processor name -> indices of the ops of ``graph`` it cannot run."""
-        ...
-
-    def load(self, graphs: Mapping[str, ModelGraph], plans: Mapping[str, ModelPlan]) -> None:
-        """Prepare to run every subgraph of ``plans`` (build slices, interpreters...). Called
-        once, with the plans the run executes."""
-        ...
-
-    def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
-        """Latency in ns of ``subgraph`` run alone on its processor (measured or modelled);
-        the subgraph need not belong to a loaded plan."""
-        ...
-
-    def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
-        """The least extra time ``subgraph`` takes when its predecessor ran on another
-        processor (moving the tensors the unit before it made); 0 where the profile already
-        counts every copy."""
-        ...
+class Engine(Protocol):
+    """What the runtime's one loop runs on: a clock to begin, subgraphs to start, sensors to
+    read. Every :class:`Device` is one; so is what a device builds to run a baseline of its
+    own (:class:`BaselineRunner`: the host's one thread per model) on the runtime's loop."""
 
     def decision_ns(self, work: int) -> int:
         """How long a decision of ``work`` counted operations takes on this device's CPU;
@@ -120,6 +102,36 @@ class Device(Protocol):
         """One reading per processor; unavailable sensors are ``None``, never invented."""
         ...
 
+
+@runtime_checkable
+class Device(Engine, Protocol):
+    """A backend: what its processors run and how fast, and the :class:`Engine` the run's
+    loop drives."""
+
+    def describe(self) -> DeviceInfo:
+        """Name, kind (twin/host/adb), processors, facts for the manifest."""
+        ...
+
+    def op_support(self, graph: ModelGraph) -> Mapping[str, frozenset[int]]:
+        """Processor name -> indices of the ops of ``graph`` it cannot run."""
+        ...
+
+    def load(self, graphs: Mapping[str, ModelGraph], plans: Mapping[str, ModelPlan]) -> None:
+        """Prepare to run every subgraph of ``plans`` (build slices, interpreters...). Called
+        once, with the plans the run executes."""
+        ...
+
+    def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """Latency in ns of ``subgraph`` run alone on its processor (measured or modelled);
+        the subgraph need not belong to a loaded plan."""
+        ...
+
+    def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """The least extra time ``subgraph`` takes when its predecessor ran on another
+        processor (moving the tensors the unit before it made); 0 where the profile already
+        counts every copy."""
+        ...
+
     def close(self) -> None:
         ...
 
@@ -129,6 +141,16 @@ class RowSink(Protocol):
     ``subgraphs``, ``sensors`` or another table of :mod:`harness.seams.rows`."""
 
     def append(self, table: str, row: Mapping[str, Any]) -> None: ...
+
+
+class RuntimeLoop(Protocol):
+    """The harness's one loop, handed to a device that runs a baseline of its own
+    (:attr:`BaselineRun.loop`): drive the run's traffic through the runtime with ``policy``
+    over ``plans`` on ``processors`` (lanes of ``engine``), recording every request, subgraph
+    and sensor row as any run does; return the run's end (ns)."""
+
+    def __call__(self, policy: Policy, plans: Mapping[str, ModelPlan],
+                 processors: tuple[Processor, ...], engine: Engine) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -148,14 +170,19 @@ class BaselineRun:
     rngs: Mapping[str, np.random.Generator]
     #: called with the run's time (ns) as it goes (a progress bar)
     progress: Callable[[int], None]
+    #: the runtime's loop, for a device whose own means are an engine under it (the host's
+    #: threads); a device that runs a baseline's own tools (a phone) leaves it
+    loop: RuntimeLoop
 
 
 @runtime_checkable
 class BaselineRunner(Protocol):
-    """A device that runs a whole baseline with its own means (a phone's ``benchmark_model``
-    processes, Band's ``band_benchmark``; the host's plain LiteRT threads) instead of executing
-    the subgraphs the runtime dispatches. It writes its rows as it goes and returns facts for
-    the manifest; a baseline it cannot run is a UserError saying so."""
+    """A device that runs a whole baseline with its own means instead of executing the
+    subgraphs the runtime dispatches on its processors: a phone's ``benchmark_model``
+    processes and Band's ``band_benchmark``, which write their rows as they go; the host's
+    plain LiteRT threads, an :class:`Engine` of one lane per model that the harness's loop
+    (:attr:`BaselineRun.loop`) drives and records. It returns facts for the manifest; a
+    baseline it cannot run is a UserError saying so."""
 
     def runs_baseline(self, runner: Runner) -> bool:
         """Whether this device runs baselines of ``runner`` itself (else the runtime drives

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from baselines.threads.config import ThreadsConf
 from devices.host.config import Kernel
 from devices.host.spec import available_cores
 from devices.host.threads import (
@@ -105,17 +106,14 @@ def test_every_queued_request_goes_to_its_models_lane_in_order() -> None:
     assert plans["a"].subgraphs[0].ops == frozenset(range(3))
 
 
-class _Conf:
-    def __init__(self, **values: object) -> None:
-        self.__dict__.update(values)
-
-
 def test_threads_spec_checks_kernel_threads_and_cores() -> None:
-    spec = threads_spec(_Conf(kernel="builtin", threads=2, cores=None), (0, 1))
+    spec = threads_spec(ThreadsConf(kernel="builtin", threads=2, cores=None), (0, 1))
     assert (spec.kernel, spec.threads, spec.cores) == (Kernel.builtin, 2, (0, 1))
     cases: list[tuple[dict[str, object], str]] = [
-        ({"kernel": "cuda"}, "cuda"), ({"threads": 0}, "threads"), ({"cores": [7]}, "core 7")]
+        ({"kernel": "cuda"}, "cuda"),
+        ({"threads": 0}, r"baselines\.threads\.threads=0 is out of range: it must be >= 1"),
+        ({"cores": [7]}, "core 7")]
     for bad, needle in cases:
         with pytest.raises(UserError, match=needle):
-            threads_spec(_Conf(**{"kernel": "xnnpack", "threads": 1, "cores": None, **bad}),
-                         (0, 1))
+            threads_spec(ThreadsConf(**{"kernel": "xnnpack", "threads": 1, "cores": None,
+                                        **bad}), (0, 1))  # type: ignore[arg-type]

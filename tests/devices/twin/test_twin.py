@@ -267,12 +267,18 @@ def test_seeded_noise_is_reproducible_and_differs_between_seeds() -> None:
 @pytest.mark.parametrize(
     ("procs", "device", "needles"),
     [
-        ({"gpu": {**GPU, "peak_gflops": {"float16": 0}}}, None, ["gpu", "peak_gflops", "0"]),
+        ({"gpu": {**GPU, "peak_gflops": {"float16": 0}}}, None,
+         ["gpu", "twin.peak_gflops.float16=0 is out of range: it must be > 0 GFLOP/s"]),
         ({"cpu": {**CPU, "peak_gflop": 1.0}}, None, ["cpu", "unknown key", "peak_gflop"]),
-        ({"cpu": {**CPU, "efficiency": {**CPU_EFFICIENCY, "conv": 1.5}}}, None, ["cpu", "1.5"]),
+        ({"cpu": {**CPU, "efficiency": {**CPU_EFFICIENCY, "conv": 1.5}}}, None,
+         ["cpu", "efficiency.conv=1.5 is out of range: it must be > 0 and <= 1"]),
         ({"dsp": {**DSP, "peak_gflops": {"int4": 9.0}}}, None, ["dsp", "int4"]),
         ({"gpu": {k: v for k, v in GPU.items() if k != "freqs_mhz"}}, None, ["gpu", "freqs_mhz"]),
-        ({}, {**DEVICE, "memory_bandwidth_gbps": -1}, ["device", "memory_bandwidth_gbps", "-1"]),
+        ({}, {**DEVICE, "memory_bandwidth_gbps": -1}, ["device", "device.twin."
+                                                        "memory_bandwidth_gbps=-1 is out of "
+                                                        "range: it must be > 0 GB/s"]),
+        ({}, {**DEVICE, "mechanisms": {"memroy": False}}, ["device", "unknown key", "memroy"]),
+        ({"cpu": {**CPU, "hysteresis_c": -1.0}}, None, ["cpu", "hysteresis_c=-1", ">= 0"]),
         ({}, {**DEVICE, "ambient": 25}, ["device", "unknown key", "ambient"]),
     ],
 )

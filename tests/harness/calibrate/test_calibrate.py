@@ -18,7 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from devices.twin.calibrate import load_conf
 from devices.twin.spec import parse
 from harness.calibrate.__main__ import run
-from harness.reporting.store import load_run
+from harness.reporting.runfolder import RunFolder, State
 from harness.seams.errors import UserError
 from tests.devices.adb.fakephone.adbd import Adbd
 from tests.devices.adb.fakephone.server import AdbServer
@@ -76,15 +76,16 @@ def test_calibrate_writes_a_twin_that_runs_and_is_checked(
         if not names:
             assert not (out / folder).exists()
             continue
-        twin = load_run(out / folder)
-        assert twin.manifest["device_kind"] == "twin" and twin.manifest["status"] == "completed"
+        twin = RunFolder(out / folder)
+        assert twin.kind == "twin" and twin.state is State.COMPLETED
         assert set(twin.requests["baseline"]) == set(names)
         assert (twin.requests["status"] == "ok").mean() > 0.9
-        facts = json.dumps(twin.manifest["runs"][names[0]]["0"]["device"]["facts"])
-        assert f"twin calibrated from {adbd.serial}" in facts
+        first = twin.run(names[0], 0)
+        assert first is not None
+        assert f"twin calibrated from {adbd.serial}" in json.dumps(first.facts["device"]["facts"])
 
-    phone = load_run(out / "phone_vanilla")
-    assert phone.manifest["device_kind"] == "adb" and len(phone.phone_runs) == 2
+    phone = RunFolder(out / "phone_vanilla")
+    assert phone.kind == "adb" and len(phone.phone_runs) == 2
     text = report.read_text()
     assert "| phone-measured (benchmark_model processes) |" in text
     assert "| twin-predicted |" in text and "twin error" in text

@@ -276,3 +276,16 @@ def test_python_m_harness_ends_in_one_line_and_exit_2(args: list[str], tmp_path:
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
     assert not (tmp_path / "run" / "requests.arrows").exists()
     assert not (tmp_path / "sweep").exists() or not any((tmp_path / "sweep").rglob("*.arrows"))
+
+
+@SLOW
+def test_a_bad_twin_value_names_its_key_and_range(tmp_path: Any) -> None:
+    """The twin's constants are validated only by their fields' metadata: one ``error:`` line."""
+    proc = subprocess.run([sys.executable, "-m", "harness", "device=k50pro",
+                           "device.processors.1.twin.bandwidth_share=1.5",
+                           f"hydra.run.dir={tmp_path / 'run'}"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2 and lines == [
+        "error: device.processors.1.twin.bandwidth_share=1.5 is out of range: it must be > 0 "
+        "and <= 1 fraction (share of memory bandwidth alone)"], proc.stderr

@@ -18,6 +18,14 @@ class SloReading(Enum):
     time_left = "time_left"
 
 
+class TunerKind(Enum):
+    #: every model's per-processor windows chosen together, by the frame-rate bound of the
+    #: scenario's plans on the whole device (adms/mix.py)
+    mix = "mix"
+    #: each model alone by its single-run latency (adms/tuner.py; the ablation)
+    per_model = "per_model"
+
+
 @dataclass
 class AdmsConf(BaselineConf):
     _target_: str = "adms.AdmsPolicy"
@@ -39,6 +47,15 @@ class AdmsConf(BaselineConf):
     # tune a window per processor (paper Section 3.2: "for each model-processor combination"),
     # each on that processor with the CPU as fallback; false: one window per model
     window_per_processor: bool = True
+    # how windows are tuned: `mix` (the scenario's models together, by the LP frame-rate
+    # bound; window_tie_tolerance and window_per_processor unused) or `per_model` (each
+    # model by its single-run latency: window_tie_tolerance, window_per_processor)
+    tuner: TunerKind = TunerKind.mix
+    # the mix tuner takes the assignment with the fewest subgraphs among those whose bound is
+    # within this fraction of the best bound tried (what the bound leaves unpriced: the
+    # scheduler's work and memory per subgraph)
+    window_mix_tolerance: float = field(default=0.02, metadata=spec(
+        "fraction", FRACTION, "fewest subgraphs within this of the best bound wins"))
     # re-derive a model's cached remaining-latency table when a subgraph's estimate moves by
     # more than this fraction (the estimates are moving averages)
     estimate_refresh: float = field(default=0.05, metadata=spec(

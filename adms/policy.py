@@ -21,8 +21,9 @@ from typing import ClassVar
 
 from adms.analyzer import whole_model_plan
 from adms.config import AdmsConf
+from adms.mix import Scenario, make_tuner
 from adms.scheduler import AdmsScheduler
-from adms.tuner import Tuned, WindowTuner
+from adms.tuner import Tuned
 from baselines.band.estimator import LatencyEstimator
 from harness.models.bound import ModelWork, frame_rate_bound
 from harness.seams.fields import check
@@ -50,15 +51,14 @@ class AdmsPolicy:
         name: str = "adms",
         handoff_fn: ProfileFn | None = None,
         costs_key: str = "",
+        scenario: Scenario | None = None,
     ) -> None:
         check(conf, name)  # its fields' declared ranges (built from Python, not a config too)
         self.conf = conf
         self.name = name
         windows = [conf.window_size] if conf.window_size > 0 else list(conf.window_candidates)
-        self.tuner = WindowTuner(windows, profile_fn, device_name, cache_dir,
-                                 tie_tolerance=conf.window_tie_tolerance,
-                                 per_processor=conf.window_per_processor,
-                                 handoff_fn=handoff_fn, costs_key=costs_key)
+        self.tuner = make_tuner(conf, windows, profile_fn, device_name, cache_dir,
+                                handoff_fn, costs_key, scenario)
         self.estimator = LatencyEstimator(conf.ema_alpha)
         #: the conf's refresh threshold (read at every completion; the conf is not compiled)
         self._refresh: float = conf.estimate_refresh
@@ -77,7 +77,8 @@ class AdmsPolicy:
         facts = json.dumps(context.device.facts, sort_keys=True, default=str)
         return cls(conf, context.profile, context.device.name, context.cache_dir,
                    name=context.name, handoff_fn=context.handoff,
-                   costs_key=hashlib.sha256(facts.encode()).hexdigest()[:12])
+                   costs_key=hashlib.sha256(facts.encode()).hexdigest()[:12],
+                   scenario=(context.models, context.op_support))
 
     def plan(
         self,

@@ -83,20 +83,27 @@ class AdmsConf(BaselineConf):
     # for it
     implicit_slo_factor: float = field(default=1.0, metadata=spec(
         "x", NONNEG, "T_SLO = this x T_avg without an SLO"))
-    # the project's addition: an idle processor first takes the jobs for which it is the
+    # The project's additions (docs/adms-as-built.md); all off here, the paper's rule
+    # (conf/baseline/adms.yaml); all on in `adms_ef`, ADMS as the project built it
+    # (conf/baseline/adms_ef.yaml). Each is one switch for ablation.
+    # earliest-finish filter: an idle processor takes only the jobs for which it is the
     # earliest-finishing choice, counting the work waiting on busy processors (HEFT-like);
     # false: eqs. (1)-(4) alone pick the job
-    earliest_finish: bool = True
-    # the earliest-finish rule counts, on each processor, the next subgraphs of the jobs
-    # ahead in the examined head (each where it would end first) besides the work already
-    # running there; false: only the running work (a busy fast processor looks free sooner)
-    queue_aware: bool = True
-    # the project's addition: on a processor that another examined job can run nowhere
-    # else, a job takes the extent (how many units its subgraph covers) minimising its
-    # model's finish plus the time it holds that processor from each such job (the sum of
-    # their finishing times); false: the extent that finishes its own model first, which on
-    # equal processors keeps a model whole on the one that also runs the others' CPU-only ops
-    exclusive_aware: bool = True
+    earliest_finish: bool = False
+    # (with earliest_finish) the earliest-finish rule counts, on each processor, the next
+    # subgraphs of the jobs ahead in the examined head (each where it would end first) besides
+    # the work already running there; false: only the running work
+    queue_aware: bool = False
+    # on a processor that another examined job can run nowhere else, a job takes the extent
+    # (how many units its subgraph covers) minimising its model's finish plus the time it
+    # holds that processor from each such job (the sum of their finishing times), and the
+    # earliest-finish projection counts those jobs first; false: the extent that finishes its
+    # own model first, which on equal processors keeps a model whole on the one that also runs
+    # the others' CPU-only ops
+    exclusive_aware: bool = False
+    # idle processors are offered work least-loaded first (not near throttling, less loaded,
+    # cooler, then device order: adms/monitor.py `preference`); false: in device order
+    load_ordered: bool = False
     # the project's addition: split each model's work over the processors as the frame-rate
     # bound's linear program does (harness/models/bound.py, solved once per run from the
     # profiles): at each unit boundary a job runs the subgraph the LP's optimum uses that is

@@ -5,7 +5,9 @@
   ``window_candidates``, or the fixed ``window_size`` when it is > 0).
 * **Estimates** — the device profile seeds a latency estimator that follows a moving average
   of measured latencies (Band's estimator with ``ema_alpha``, 0.1 by default, Band's
-  default: ADMS is built on Band's runtime).
+  default: ADMS is built on Band's runtime). A model's cached remaining-latency tables are
+  re-derived when one of its subgraphs' estimates has moved more than ``estimate_refresh``
+  from its value at the model's last re-derivation (so slow drift re-derives too).
 * **Scheduling** — :class:`adms.scheduler.AdmsScheduler`: the first ``loop_call_size`` jobs,
   idle processors by preference (cool, lightly loaded), eqs. (1)-(4); unfinished jobs return
   to the front of the queue.
@@ -63,6 +65,9 @@ class AdmsPolicy:
         #: the conf's refresh threshold (read at every completion; the conf is not compiled)
         self._refresh: float = conf.estimate_refresh
         self.scheduler = AdmsScheduler(conf, self.estimator, conf.implicit_slo_factor)
+        #: model -> subgraph key -> its estimate when the model's tables were last derived
+        #: (a key is added at its first update after that: the estimate it had until then)
+        self._derived_at: dict[str, dict[tuple[str, int], int]] = {}
         #: the tuner's choice per model (for reports)
         self.tuned: dict[str, Tuned] = {}
 
@@ -95,6 +100,7 @@ class AdmsPolicy:
     def prepare(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
                 ) -> None:
         self.estimator.seed(profile)
+        self._derived_at.clear()
         for model in plans:
             self.scheduler.forget(model)
         if self.conf.lp_split:
@@ -119,10 +125,16 @@ class AdmsPolicy:
         return self.estimator.expected(subgraph.key)
 
     def observe(self, completion: Completion) -> None:
+        """Take a measured latency into the estimate; re-derive the model's tables when the
+        estimate has moved more than ``estimate_refresh`` since they were last derived."""
         if completion.ok:
             sg = completion.subgraph
             key = sg.key
             before = self.estimator.expected(key)
             after = self.estimator.update(key, completion.latency_ns)
-            moved = 0 if after is None else abs(after - before)
-            self.scheduler.update(sg, refresh=moved > self._refresh * before, ns=after)
+            derived = self._derived_at.setdefault(sg.model, {})
+            at = derived.setdefault(key, before)
+            refresh = after is not None and abs(after - at) > self._refresh * at
+            if refresh:
+                del self._derived_at[sg.model]
+            self.scheduler.update(sg, refresh=refresh, ns=after)

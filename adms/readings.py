@@ -1,6 +1,7 @@
 """What ADMS's scheduler makes of the processors at a decision (:mod:`adms.scheduler`): the hot
 ones (near throttling), each one's waiting work, and the idle ones in order of preference
-(:mod:`adms.monitor`: not near throttling, less loaded, cooler, then device order). A sensor
+(:mod:`adms.monitor`: not near throttling, less loaded, cooler, then device order; or, without
+``load_ordered``, device order). A sensor
 reading lasts a sensor interval, over many decisions, so what was made of it is kept until a
 new reading replaces it."""
 
@@ -61,21 +62,24 @@ def idle_load(reading: Reading) -> float:
 class Readings:
     """Processor -> what the last decision made of its reading; :meth:`read` sees them all."""
 
-    def __init__(self, monitor: bool, margin_c: float) -> None:
+    def __init__(self, monitor: bool, margin_c: float, load_ordered: bool = True) -> None:
         #: with the monitor (``use_monitor``); without it no processor is hot, loads are 0
         #: (idle) or 1 (busy)
         self.monitor = monitor
         #: ``thermal_margin_c``
         self.margin_c = margin_c
+        #: ``load_ordered``: idle processors by preference; false: in device order
+        self.load_ordered = load_ordered
         self._readings: dict[str, Reading] = {}
 
     def read(self, view: SchedulerView
              ) -> tuple[frozenset[str], dict[str, int], list[tuple[str, float]]]:
         """One pass over the processors as seen: the hot ones (near throttling; none without
         the monitor), each one's waiting work (ns from now; 0 when idle) and (name, load) of
-        the idle ones, preferred first (by :func:`~adms.monitor.preference`, then device
-        order)."""
+        the idle ones: preferred first (by :func:`~adms.monitor.preference`, then device
+        order) with ``load_ordered``, else in device order."""
         monitor, margin, now_ns = self.monitor, self.margin_c, view.now_ns
+        ordered = self.load_ordered
         readings = self._readings
         hot: list[str] = []
         waiting: dict[str, int] = {}
@@ -95,7 +99,7 @@ class Readings:
                     reading.idle_preference = preference(self._seen(p), margin)
                 # insert after every reading preferred to it or equal (device order)
                 at = len(ranked)
-                while at > 0 and preferred(reading, ranked[at - 1]):
+                while ordered and at > 0 and preferred(reading, ranked[at - 1]):
                     at -= 1
                 ranked.insert(at, reading)
             else:

@@ -84,7 +84,7 @@ class AdmsScheduler:
         #: model's options, so it never outlives the table and options it was read from
         self._kinds: dict[str, dict[int, Kind]] = {}
         #: what the decisions made of the processors' readings (:mod:`adms.readings`)
-        self._readings = Readings(conf.use_monitor, conf.thermal_margin_c)
+        self._readings = Readings(conf.use_monitor, conf.thermal_margin_c, conf.load_ordered)
         #: the current decision's counted work: candidates weighed, tables re-derived
         self._work = 0
         #: ``lp_split``: the LP's shares and the deficits (:mod:`adms.lp_split`)

@@ -137,11 +137,12 @@ def fig6(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
         *extra, f"run={_list(['adms', *names])}"))]
 
 
-#: the three systems the paper compares, Band in the paper's configuration
-PAPER_SYSTEMS = ("tflite", "band", "adms")
+#: the three systems the paper compares, Band in the paper's configuration, and ADMS as the
+#: project built it (`adms_ef`) beside the paper's rule (`adms`)
+PAPER_SYSTEMS = ("tflite", "band", "adms", "adms_ef")
 #: Figure 8 also runs Band at its strongest: ``band_best`` is ``band`` and its five other
 #: schedulers and ``band7`` (conf/config.yaml), the best of those that complete every seed
-FIG8_SYSTEMS = ("tflite", "band_best", "adms")
+FIG8_SYSTEMS = ("tflite", "band_best", "adms", "adms_ef")
 
 
 def scenario_run(cfg: PaperConf, mode: ModeConf, artifact: str, device: str, scenario: str,

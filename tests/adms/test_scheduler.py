@@ -28,13 +28,19 @@ from tests.fixtures.policies import (
 
 # -- decisions --------------------------------------------------------------------------------
 
+#: the project's additions, all on: `adms_ef` (conf/baseline/adms_ef.yaml); the tests below
+#: are of ADMS as built unless they say ``paper=True`` (`adms`, the additions off)
+EF = {"earliest_finish": True, "queue_aware": True, "exclusive_aware": True,
+      "load_ordered": True}
+
 
 def _sched(plans_prof: tuple[dict[str, ModelPlan], dict[tuple[str, int], int]],
-           **conf: float) -> tuple[AdmsScheduler, dict[str, ModelPlan]]:
+           paper: bool = False, **conf: float) -> tuple[AdmsScheduler, dict[str, ModelPlan]]:
     plans, prof = plans_prof
     est = LatencyEstimator()
     est.seed(prof)
-    return AdmsScheduler(AdmsConf(**conf), est), plans  # type: ignore[arg-type]
+    fields = conf if paper else {**EF, **conf}
+    return AdmsScheduler(AdmsConf(**fields), est), plans  # type: ignore[arg-type]
 
 
 @settings(max_examples=60, deadline=None)

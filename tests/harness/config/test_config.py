@@ -35,7 +35,7 @@ def test_every_device_and_scenario_compose(device: str, scenario: str) -> None:
     kind = device_class(run.device).kind
     assert kind.word in ("twin", "host", "adb")
     assert run.device.processors
-    assert run.run == (["tflite", "band"] if phone else ["tflite", "band", "adms"])
+    assert run.run == (["tflite", "band"] if phone else ["tflite", "band", "adms", "adms_ef"])
 
 
 @pytest.mark.parametrize("scheduler", [s.name for s in SchedulerName])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -28,9 +29,28 @@ class TfliteConf(BaselineConf):
     processor_map: dict[str, str] = field(default_factory=dict)
     # processor of every model not in processor_map, under placement=fixed
     default_processor: str = "gpu"
+    # under placement=fixed, processors for quantised (8-bit) models, in preference order:
+    # the first one the device has runs every quantised model not in processor_map (apps
+    # hand int8 models to NNAPI, or to the Hexagon delegate on a Qualcomm DSP); empty, or
+    # none on the device: quantised models go to default_processor like the others
+    quantized_processors: list[str] = field(default_factory=list)
     # each model's interpreter on a thread of its own, as an app runs them: models that share
     # a processor run concurrently (the device shares it); false: one at a time per processor
     concurrent: bool = True
+
+
+def fixed_processor(conf: TfliteConf, model: str, quantized: bool,
+                    processors: Sequence[str]) -> str:
+    """The processor ``model`` is delegated to under ``placement: fixed``: ``processor_map``,
+    else (a quantised model) the first of ``quantized_processors`` on the device, else
+    ``default_processor``."""
+    if model in conf.processor_map:
+        return conf.processor_map[model]
+    if quantized:
+        for name in conf.quantized_processors:
+            if name in processors:
+                return name
+    return conf.default_processor
 
 
 def register() -> None:

@@ -1,9 +1,10 @@
 """Vanilla TFLite as a :class:`~harness.seams.policy.Policy`: no scheduler at all.
 
 Each model runs on the one processor its placement gives it (:mod:`.placement`: the best
-assignment by single-model profiles, or ``processor_map`` / ``default_processor`` under
-``placement: fixed``) through that processor's delegate; the ops the delegate rejects (and
-partitions beyond the delegate's ``max_partitions``) fall back to the CPU. The plan
+assignment by single-model profiles, or under ``placement: fixed`` ``processor_map``, then
+``quantized_processors`` for an 8-bit model, then ``default_processor``) through that
+processor's delegate; the ops the delegate rejects (and partitions beyond the delegate's
+``max_partitions``) fall back to the CPU. The plan
 (:func:`~baselines.tflite.plan.tflite_plan`) therefore offers exactly one subgraph per unit,
 so there is no placement choice at run time.
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from baselines.tflite.config import Placement, TfliteConf
+from baselines.tflite.config import Placement, TfliteConf, fixed_processor
 from baselines.tflite.placement import best_assignment
 from baselines.tflite.plan import tflite_plan
 from harness.seams.errors import UserError
@@ -139,8 +140,10 @@ class TflitePolicy:
             raise UserError(f"tflite: fallback processor {self.cpu_name!r} is not on this "
                             f"device; processors: {names}")
 
-    def processor_for(self, model: str, processors: Sequence[Processor]) -> Processor:
-        """The processor ``model`` runs on; UserError if the device lacks it."""
+    def processor_for(self, model: str, processors: Sequence[Processor],
+                      quantized: bool = False) -> Processor:
+        """The processor ``model`` (``quantized``: an 8-bit model) runs on; UserError if the
+        device lacks it."""
         if self.conf.placement is Placement.best:
             if not self.assignment:
                 self.assignment = self._place(processors)
@@ -149,7 +152,7 @@ class TflitePolicy:
                                 f"{sorted(self.assignment)}")
             name = self.assignment[model]
         else:
-            name = self.conf.processor_map.get(model, self.conf.default_processor)
+            name = fixed_processor(self.conf, model, quantized, [p.name for p in processors])
         names = [p.name for p in processors]
         if name not in names:
             raise UserError(f"tflite: processor {name!r} for model {model!r} is not on this "
@@ -163,7 +166,8 @@ class TflitePolicy:
         processors: Sequence[Processor],
         unsupported: Mapping[str, frozenset[int]],
     ) -> ModelPlan:
-        return self._delegated(graph, self.processor_for(graph.name, processors), unsupported)
+        proc = self.processor_for(graph.name, processors, graph.is_quantized)
+        return self._delegated(graph, proc, unsupported)
 
     def prepare(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
                 ) -> None:

@@ -116,7 +116,7 @@ class RunConf:
     # baseline name (as in results and in `run`) -> its config (conf/baseline/*.yaml)
     baselines: dict[str, Any] = field(default_factory=dict)
     run: list[str] = field(
-        default_factory=lambda: ["tflite", "band", "adms", "adms_ef"],
+        default_factory=lambda: ["tflite", "tflite_gpu", "band", "adms", "adms_ef"],
         metadata=spec("", ANY, "baselines to run, in order (names or groups)", non_empty=True))
     # a name for several baselines (expanded in `run`); a group named *_best is also reported
     # as its member with the highest mean FPS

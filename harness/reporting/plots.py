@@ -9,8 +9,10 @@
 * ``timeline.png``: which subgraph ran on which processor, the first milliseconds of the
   measured span, one panel per baseline (Figure 10).
 
-Every figure's title names the device kind (a twin is a simulation) and a footer names the
-device, scenario and seed. Time axes are seconds from each baseline's first row, since
+Every figure's title names the load (frames in flight) and the device kind (a twin is a
+simulation), and a footer names the device, scenario, load and seed; baselines show by their
+report names (``tflite (oracle)``, :func:`~harness.reporting.report.shown_name`). Time axes
+are seconds from each baseline's first row, since
 baselines run one after another on their own clocks. Figures are drawn with matplotlib's
 object API onto Agg canvases, so no global backend or pyplot state is touched.
 """
@@ -32,7 +34,7 @@ from matplotlib.patches import Patch
 
 from harness.reporting import metrics, outcomes, paper, power
 from harness.reporting.metrics import one_seed
-from harness.reporting.report import RunIdentity, run_identity
+from harness.reporting.report import RunIdentity, run_identity, shown_name
 from harness.reporting.store import RunData
 
 DPI = 110
@@ -47,7 +49,9 @@ def figure(width: float, height: float, dpi: int = DPI) -> Figure:
 
 
 def _save(fig: Figure, identity: RunIdentity, title: str, path: Path) -> Path:
-    fig.suptitle(f"{title}\n{identity.kind.upper()} = {identity.kind_meaning}", fontsize=10)
+    load = f" · {identity.load}" if identity.load else ""
+    fig.suptitle(f"{title}{load}\n{identity.kind.upper()} = {identity.kind_meaning}",
+                 fontsize=10)
     fig.text(0.01, 0.005, identity.short(), fontsize=7, color="0.35", va="bottom")
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     fig.savefig(path)
@@ -82,7 +86,8 @@ def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path,
     sns.stripplot(data=ours, x="baseline", y="fps", order=order, color="black", size=3,
                   ax=ax, dodge=False, jitter=0.15)
     _bounds(ax, per_seed, order)
-    ax.set_xticks(range(len(order)), order)  # a slot for every baseline, data or not
+    # a slot for every baseline, data or not
+    ax.set_xticks(range(len(order)), [shown_name(b) for b in order])
     ax.set_xlim(-0.5, len(order) - 0.5)
     for baseline, why in failed.items():
         _failed_note(ax, order.index(baseline), why, baseline in present)
@@ -124,6 +129,7 @@ def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) 
                                                  outcomes.measured_span(requests, b))
                       for b in outcomes.baselines(requests)])
     rows = rows.dropna(subset=["latency_ms"]).astype({"baseline": str, "model": str})
+    rows["baseline"] = rows["baseline"].map(shown_name)
     models = list(pd.unique(rows["model"]))
     fig = figure(4 * max(1, len(models)), 3.6)
     axes = np.atleast_1d(fig.subplots(1, max(1, len(models)), squeeze=False)[0])
@@ -156,7 +162,7 @@ def thermal_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
                 sns.lineplot(data=mine, x="t_s", y=y, hue="processor", ax=ax)
             ax.set_ylabel(label)
             ax.set_xlabel("time (s)")
-        axes[0][col].set_title(baseline, fontsize=9)
+        axes[0][col].set_title(shown_name(baseline), fontsize=9)
     return _save(fig, identity, "Temperature and frequency", path)
 
 
@@ -166,7 +172,8 @@ def power_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
     parts = []
     for baseline, sensors in run.sensors.groupby("baseline"):
         series = power.power_series(sensors)
-        parts.append(pd.DataFrame({"baseline": str(baseline), "power_w": series.to_numpy(),
+        parts.append(pd.DataFrame({"baseline": shown_name(str(baseline)),
+                                   "power_w": series.to_numpy(),
                                    "t_s": (series.index - starts[str(baseline)]) / 1e9}))
     fig = figure(7, 3.6)
     ax = fig.subplots()
@@ -204,7 +211,7 @@ def timeline_plot(run: RunData, identity: RunIdentity, path: Path,
             ax.broken_barh(list(zip(mine["x_ms"], mine["w_ms"], strict=True)), (y - 0.4, 0.8),
                            facecolors=[colours[str(m)] for m in mine["model"]])
         ax.set_yticks(range(len(processors)), processors)
-        ax.set_title(baseline, fontsize=9)
+        ax.set_title(shown_name(baseline), fontsize=9)
     axes[-1].set_xlabel(f"ms from the start of the measured span (first {first_ms:g} ms)")
     fig.legend(handles=[Patch(color=c, label=m) for m, c in colours.items()],
                loc="upper right", fontsize=7)

@@ -5,9 +5,11 @@ device's class declared it, :class:`~harness.seams.device.DeviceKind`: ``twin`` 
 ``host`` = this machine, ``adb`` = a real phone), the device, scenario, seeds and versions, all
 read from the run's ``manifest.json``. Then one row per baseline (:mod:`.summary`): FPS as a
 mean with its 95% interval over seeds, the paper's FPS (Figure 8) where the paper has one, the
-FPS ratio over TFLite (ours with its paired-bootstrap interval / the paper's), the ratio over
+FPS ratios over both TFLite rows (ours with a paired-bootstrap interval: over ``tflite``, shown
+as ``tflite (oracle)``, and over ``tflite_gpu``; the paper's over its TFLite), the ratio over
 Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame, peak
-temperature and time to the first throttle, each a mean over seeds. The same table renders three
+temperature and time to the first throttle, each a mean over seeds. Every title states the
+load: frames in flight for the closed loop over frames. The same table renders three
 ways: a ``rich`` table for the terminal, ``summary.csv`` (every aggregated column with its
 interval bounds, one row per baseline; ``summary_seeds.csv`` keeps the per-seed values) and
 Markdown for notes.
@@ -39,6 +41,14 @@ from harness.reporting.store import RunData
 from harness.reporting.summary import aggregate, failed_seeds_of, failures_of, with_slo_pct
 
 REFERENCE = "tflite"
+#: a baseline's name as tables and plots show it, where it differs from the config key:
+#: ``tflite`` places each model by the twin's own profiles, which no app knows
+SHOWN_AS: Mapping[str, str] = {"tflite": "tflite (oracle)"}
+#: the footnote a table shows under it when a baseline of :data:`SHOWN_AS` is in it
+ORACLE_NOTE = ("tflite (oracle): each model whole on the processor the device's own "
+               "single-model profiles make best for the frame, which no app knows; "
+               "tflite_gpu is vanilla TFLite as apps ship it (GPU delegate; 8-bit models on "
+               "NNAPI)")
 #: console width when printing to a file or pipe
 WIDE = 160
 
@@ -65,6 +75,9 @@ class RunIdentity:
     commit: str = ""
     #: the scenario's models, when the manifest records them
     models: tuple[str, ...] | None = None
+    #: how requests arrive, as the manifest's config says: "frames in flight N" for the
+    #: closed loop over frames, else the arrival's name and rate; "" when not recorded
+    load: str = ""
 
     @property
     def paper_scenario(self) -> str:
@@ -78,7 +91,8 @@ class RunIdentity:
     def title(self) -> str:
         """One line naming the device kind, device, scenario, seed and versions."""
         parts = [f"{self.kind.upper()} = {self.kind_meaning}", f"device {self.device}",
-                 f"scenario {self.scenario}", f"seed {self.seed}"]
+                 f"scenario {self.scenario}", *([self.load] if self.load else []),
+                 f"seed {self.seed}"]
         if self.versions:
             parts.append(", ".join(f"{k} {v}" for k, v in sorted(self.versions.items())))
         if self.commit:
@@ -87,8 +101,9 @@ class RunIdentity:
 
     def short(self) -> str:
         """For plot footers: kind, device, scenario, seed."""
+        load = f" · {self.load}" if self.load else ""
         return (f"{self.kind} = {self.kind_meaning} · {self.device} · {self.scenario}"
-                f" · seed {self.seed}")
+                f"{load} · seed {self.seed}")
 
 
 def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
@@ -98,7 +113,7 @@ def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
     return RunIdentity(kind=record.kind, meaning=record.kind_meaning, device=record.device,
                        scenario=record.scenario, seed=_seeds(record.seeds),
                        versions=record.versions, commit=record.commit,
-                       models=record.models or None)
+                       models=record.models or None, load=_load(manifest))
 
 
 def _seeds(seeds: list[int]) -> str:
@@ -106,6 +121,25 @@ def _seeds(seeds: list[int]) -> str:
     if len(seeds) > 1:
         return f"{seeds[0]}-{seeds[-1]} ({len(seeds)} seeds)"
     return str(seeds[0]) if seeds else "?"
+
+
+def _scenario_conf(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    config = manifest.get("config")
+    scenario = config.get("scenario") if isinstance(config, Mapping) else None
+    return scenario if isinstance(scenario, Mapping) else {}
+
+
+def _load(manifest: Mapping[str, Any]) -> str:
+    """``frames in flight N`` (the closed loop over frames: the config's arrival is
+    ``frames``, or ``Arrival.frames`` as an Enum is recorded), else ``<arrival> arrival at
+    <fps> frames/s``; "" when the manifest's config does not say."""
+    scenario = _scenario_conf(manifest)
+    arrival = str(scenario.get("arrival", "")).rpartition(".")[2]
+    if arrival == "frames" and "frames_in_flight" in scenario:
+        return f"frames in flight {scenario['frames_in_flight']}"
+    if arrival and "fps" in scenario:
+        return f"{arrival} arrival at {scenario['fps']:g} frames/s"
+    return ""
 
 
 # -- the table ------------------------------------------------------------------------------
@@ -171,9 +205,15 @@ def _cell(row: Mapping[str, Any], col: str, spec: str,
     return f"{text} ± {spec.format((high - low) / 2)}"
 
 
+def shown_name(baseline: str) -> str:
+    """A baseline's name in tables and plots (:data:`SHOWN_AS`); results keep the key."""
+    return SHOWN_AS.get(baseline, baseline)
+
+
 def _label(row: Mapping[str, Any]) -> str:
     best = row.get("best_of")
-    return f"{row['baseline']} (= {best})" if isinstance(best, str) else str(row["baseline"])
+    name = shown_name(str(row["baseline"]))
+    return f"{name} (= {shown_name(best)})" if isinstance(best, str) else name
 
 
 def _cells(row: Mapping[str, Any], columns: Mapping[str, tuple[str, str]],
@@ -184,8 +224,11 @@ def _cells(row: Mapping[str, Any], columns: Mapping[str, tuple[str, str]],
 
 
 def notes(table: pd.DataFrame) -> list[str]:
-    """Lines under the table: the bound, and every baseline that failed and why."""
+    """Lines under the table: the oracle's footnote, the bound, and every baseline that
+    failed and why."""
     lines = []
+    if "baseline" in table.columns and set(SHOWN_AS) & {str(b) for b in table["baseline"]}:
+        lines.append(ORACLE_NOTE)
     if "bound_fps" in table.columns and table["bound_fps"].notna().any():
         bound = table["bound_fps"].dropna()
         text = (f"{bound.iloc[0]:.2f}" if bound.nunique() == 1 else
@@ -240,7 +283,8 @@ def print_comparison(run: RunData, console: Console | None = None,
     console.print(rich_table(table, identity, columns(declared, Table.THROUGHPUT),
                              declared=declared))
     console.print(rich_table(table, identity, columns(declared, Table.SERVICE),
-                             title=f"{Table.SERVICE.value} (mean ± 95% CI over seeds)",
+                             title=f"{Table.SERVICE.value} (mean ± 95% CI over seeds) · "
+                                   f"{identity.load or 'load not recorded'}",
                              caption="", declared=declared))
     return table
 
@@ -258,7 +302,8 @@ def markdown(table: pd.DataFrame, identity: RunIdentity,
     for shown in Table:
         cols = columns(declared, shown)
         headers = [header for header, _ in cols.values()]
-        lines += [f"_{shown.value}_", "", "| " + " | ".join(headers) + " |",
+        name = f"{shown.value} · {identity.load}" if identity.load else shown.value
+        lines += [f"_{name}_", "", "| " + " | ".join(headers) + " |",
                   "|" + "|".join("---" for _ in headers) + "|"]
         lines += ["| " + " | ".join(_cells(row, cols, declared)) + " |"
                   for row in table.to_dict("records")]

@@ -4,8 +4,9 @@ Each metric declared :attr:`~harness.reporting.measures.Summary.MEAN` (the run's
 ``Metrics.declared``, :mod:`harness.reporting.measures`) becomes three columns,
 ``<metric>`` (the mean over seeds), ``<metric>_low`` and ``<metric>_high`` (its 95%
 interval, :func:`harness.reporting.stats.mean_ci`), plus ``n_seeds``. FPS ratios (declared
-:attr:`~harness.reporting.measures.Summary.RATIO`: against TFLite and against Band,
-``fps_vs_tflite``, ``fps_vs_band``) pair the seeds and carry a
+:attr:`~harness.reporting.measures.Summary.RATIO`: against both TFLite rows and against
+Band, ``fps_vs_tflite`` (the oracle placement), ``fps_vs_tflite_gpu`` (as apps ship it),
+``fps_vs_band``) pair the seeds and carry a
 paired-bootstrap interval (:func:`~harness.reporting.stats.ratio_ci`). A group named
 ``*_best`` (``groups`` in the config, e.g. ``band_best``) adds a row for its member with the
 highest mean FPS, whose name ``best_of`` gives; the members' own rows stay. A baseline the

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from baselines.tflite import TfliteConf, TflitePolicy
-from baselines.tflite.config import Placement
+from baselines.tflite.config import Placement, fixed_processor
 from harness.seams.errors import UserError
-from harness.seams.plan import ModelPlan
+from harness.seams.graph import ModelGraph
+from harness.seams.plan import ModelPlan, Processor
 from tests.fixtures.policies import chain_graph, job, merge, placed, plan, procs, pv, view
+from tests.fixtures.runs import compose_run
 
 PROCS = procs("cpu", "gpu", "npu")
 
@@ -139,3 +142,45 @@ def test_best_placement_keeps_a_pinned_model_where_it_is_pinned() -> None:
 def test_best_placement_without_profiles_says_how_to_fix_it() -> None:
     with pytest.raises(UserError, match="placement=fixed"):
         TflitePolicy(TfliteConf()).processor_for("a", PROCS)
+
+
+def _quantised(name: str) -> ModelGraph:
+    """A chain of ADD ops on int8 tensors: an 8-bit model (``ModelGraph.is_quantized``)."""
+    graph = chain_graph(name)
+    tensors = tuple(dataclasses.replace(t, dtype="int8", nbytes=1, quantized=True)
+                    for t in graph.tensors)
+    return dataclasses.replace(graph, tensors=tensors)
+
+
+def _processors_of(policy: TflitePolicy, graph: ModelGraph,
+                   processors: tuple[Processor, ...]) -> set[str]:
+    return {sg.processor for sg in policy.plan(graph, processors, {}).subgraphs}
+
+
+@pytest.mark.parametrize(("device", "quantised_on"), [
+    (("cpu", "gpu", "apu", "npu"), "npu"),  # k50pro: NNAPI to the MDLA
+    (("cpu", "gpu", "npu"), "npu"),  # p20
+    (("cpu", "gpu", "dsp"), "dsp"),  # mi6: the Hexagon delegate
+    (("cpu", "gpu"), "gpu"),  # no NNAPI accelerator: the GPU like the float models
+])
+def test_tflite_gpu_puts_float_models_on_the_gpu_and_quantised_ones_on_nnapi(
+        device: tuple[str, ...], quantised_on: str) -> None:
+    conf = compose_run().baselines["tflite_gpu"]
+    policy = TflitePolicy(conf)
+    processors = procs(*device)
+    assert not chain_graph("f").is_quantized and _quantised("q").is_quantized
+    assert _processors_of(policy, chain_graph("f"), processors) == {"gpu"}
+    assert _processors_of(policy, _quantised("q"), processors) == {quantised_on}
+    # processor_map still wins over the quantised rule
+    pinned = TflitePolicy(dataclasses.replace(conf, processor_map={"q": "cpu"}))
+    assert _processors_of(pinned, _quantised("q"), processors) == {"cpu"}
+
+
+def test_fixed_processor_reads_map_then_quantised_list_then_default() -> None:
+    conf = FIXED(processor_map={"a": "cpu"}, quantized_processors=["npu", "dsp"],
+                 default_processor="gpu")
+    assert fixed_processor(conf, "a", True, ["cpu", "gpu", "npu"]) == "cpu"
+    assert fixed_processor(conf, "b", True, ["cpu", "gpu", "dsp", "npu"]) == "npu"
+    assert fixed_processor(conf, "b", True, ["cpu", "gpu", "dsp"]) == "dsp"
+    assert fixed_processor(conf, "b", False, ["cpu", "gpu", "npu"]) == "gpu"
+    assert fixed_processor(FIXED(), "b", True, ["cpu", "gpu", "npu"]) == "gpu"

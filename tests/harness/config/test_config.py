@@ -35,7 +35,8 @@ def test_every_device_and_scenario_compose(device: str, scenario: str) -> None:
     kind = device_class(run.device).kind
     assert kind.word in ("twin", "host", "adb")
     assert run.device.processors
-    assert run.run == (["tflite", "band"] if phone else ["tflite", "band", "adms", "adms_ef"])
+    assert run.run == (["tflite", "band"] if phone else
+                       ["tflite", "tflite_gpu", "band", "adms", "adms_ef"])
 
 
 @pytest.mark.parametrize("scheduler", [s.name for s in SchedulerName])
@@ -47,7 +48,8 @@ def test_every_band_scheduler_composes(scheduler: str) -> None:
 #: every named baseline and what sets it apart (conf/baseline/<name>.yaml)
 NAMED: dict[str, dict[str, object]] = {
     "tflite": {"placement": "best"},
-    "tflite_gpu": {"placement": "fixed", "default_processor": "gpu"},
+    "tflite_gpu": {"placement": "fixed", "default_processor": "gpu",
+                   "quantized_processors": ["npu", "apu", "dsp"]},
     "band": {"scheduler": "least_slack_time_first", "minimum_subgraph_size": 1,
              "schedule_window_size": 10, "slo_check": "executed", "drop_on_slo": True},
     "band7": {"scheduler": "least_slack_time_first", "minimum_subgraph_size": 7,
@@ -89,7 +91,7 @@ def test_each_named_baseline_has_its_configuration(name: str) -> None:
 def test_every_named_baseline_is_listed_and_groups_name_known_ones() -> None:
     cfg = compose()
     assert set(cfg.baselines) == set(NAMED)
-    assert cfg.run == ["tflite", "band", "adms"]
+    assert cfg.run == ["tflite", "tflite_gpu", "band", "adms"]
     assert set(cfg.groups["band_best"]) >= {"band", "band_fixed_worker", "band_round_robin",
                                             "band_sel", "band_heft", "band_heft_reserved"}
     for members in cfg.groups.values():

@@ -41,11 +41,14 @@ EXPECTED: dict[str, list[tuple[str, Any]]] = {
     "thermal_stress": [("device.name", "k50pro"), ("device.twin.ambient_c", 35.0),
                        ("scenario.duration_s", 900.0)],
     "concurrency": [("device.name", "k50pro"), ("scenario.name", "concurrency")],
+    "frames_sweep": [("device.name", "k50pro"), ("seed.count", 3),
+                     ("run", ["tflite", "tflite_gpu", "band", "adms"])],
 }
 #: experiment -> the values its sweep must cover, per swept key
 SWEEPS: dict[str, dict[str, list[str]]] = {
     "paper_fig8": {"device": ["k50pro", "p20"], "scenario": ["frs", "ros"]},
     "slo_sweep": {"scenario.slo_multiplier": [f"{x / 10:.1f}" for x in range(5, 16)]},
+    "frames_sweep": {"scenario": ["frs", "ros"], "scenario.frames_in_flight": ["1", "2", "4", "8"]},
 }
 
 
@@ -111,6 +114,13 @@ def test_every_sweep_point_validates(name: str) -> None:
     for key, values in SWEEPS.get(name, {}).items():
         assert sorted({p.split("=", 1)[1] for pt in points for p in pt if p.startswith(key + "=")}
                       ) == sorted(values)
+
+
+def test_frames_sweep_is_four_values_for_each_of_two_scenarios() -> None:
+    points = {(run.scenario.name, run.scenario.frames_in_flight)
+              for _, run in sweep_runs("frames_sweep")}
+    assert len(sweep_runs("frames_sweep")) == 8
+    assert points == {(s, n) for s in ("frs", "ros") for n in (1, 2, 4, 8)}
 
 
 def test_concurrency_sweeps_four_to_thirteen_distinct_models() -> None:

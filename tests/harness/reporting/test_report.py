@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -91,4 +92,43 @@ def test_the_bound_and_failures_are_printed_under_the_table(tmp_path: Path) -> N
     text = out.getvalue()
     assert "bound: 80.00 frames/s" in text
     assert "band7 failed: seed 7: out of memory on k50pro" in text
-    assert "│ band7    │       failed │" in text
+    assert re.search(r"│ band7 +│ +failed │", text)
+
+
+def _with_load(frames_in_flight: int) -> dict[str, object]:
+    scenario = {"name": "frs", "arrival": "Arrival.frames", "frames_in_flight": frames_in_flight,
+                "fps": 30.0, "models": ["retinaface", "arcface_mobilenet"]}
+    return {**SESSION_MANIFEST, "config": {"scenario": scenario}}
+
+
+def test_every_table_title_states_the_frames_in_flight(tmp_path: Path) -> None:
+    run = small_run(tmp_path, manifest=_with_load(4))
+    out = io.StringIO()
+    report.print_comparison(run, Console(file=out, width=250))
+    titles = [line for line in out.getvalue().splitlines()
+              if "HOST = THIS MACHINE" in line or line.startswith("latency, SLO")]
+    assert len(titles) == 2 and all("frames in flight 4" in t for t in titles)
+    table, identity = report.report_table(run)
+    text = report.markdown(table, identity)
+    named = [line for line in text.splitlines() if line.startswith(("**", "_throughput",
+                                                                    "_latency"))]
+    assert len(named) == 3 and all("frames in flight 4" in line for line in named)
+
+
+def test_periodic_arrival_is_stated_instead() -> None:
+    manifest = _with_load(2)
+    manifest["config"]["scenario"]["arrival"] = "Arrival.periodic"  # type: ignore[index]
+    assert "periodic arrival at 30 frames/s" in report.run_identity(manifest).title()
+
+
+def test_tflite_is_labelled_an_oracle_and_both_ratios_are_shown(tmp_path: Path) -> None:
+    run = small_run(tmp_path, speed={"tflite_gpu": 0.5})
+    out = io.StringIO()
+    table = report.print_comparison(run, Console(file=out, width=250))
+    text = out.getvalue()
+    assert "tflite (oracle)" in text and report.ORACLE_NOTE[:40] in text.replace("\n", " ")
+    assert "×tflite (oracle)" in text and "×tflite_gpu" in text
+    assert list(table["baseline"]) == ["tflite", "band", "adms", "tflite_gpu"]  # keys kept
+    adms = table.set_index("baseline").loc["adms"]
+    assert adms["fps_vs_tflite_gpu"] == pytest.approx(adms["fps"] / table.set_index(
+        "baseline").loc["tflite_gpu", "fps"])

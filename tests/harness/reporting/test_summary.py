@@ -86,3 +86,22 @@ def test_failed_seeds_are_read_from_the_manifest() -> None:
     manifest = {"runs": {"band": {"0": {"plans": {}}, "2": {"failed": "out of memory"}}}}
     assert failed_seeds_of(manifest) == {"band": {2}}
     assert failures_of(manifest) == {"band": "seed 2: out of memory"}
+
+
+def test_ratios_against_both_tflite_rows() -> None:
+    """Known answers: adms 30/33/36 over the oracle 10/11/12 (3x) and over tflite_gpu
+    5/11/6 (33 / 7.33...: the ratio of the means, not the mean of the ratios)."""
+    fps = {**FPS, "tflite_gpu": [5.0, 11.0, 6.0]}
+    table = aggregate(_metrics(fps)).set_index("baseline")
+    assert table.loc["adms", "fps_vs_tflite"] == pytest.approx(3.0)
+    assert table.loc["adms", "fps_vs_tflite_gpu"] == pytest.approx(33.0 / (22.0 / 3))
+    assert table.loc["tflite", "fps_vs_tflite_gpu"] == pytest.approx(11.0 / (22.0 / 3))
+    assert table.loc["tflite_gpu", "fps_vs_tflite"] == pytest.approx((22.0 / 3) / 11.0)
+    assert table.loc["tflite_gpu", "fps_vs_tflite_gpu"] == pytest.approx(1.0)
+    assert (table.loc["adms", "fps_vs_tflite_gpu_low"] < table.loc["adms", "fps_vs_tflite_gpu"]
+            < table.loc["adms", "fps_vs_tflite_gpu_high"])
+
+
+def test_a_ratio_against_a_row_not_run_is_missing() -> None:
+    table = aggregate(_metrics(FPS)).set_index("baseline")
+    assert math.isnan(table.loc["adms", "fps_vs_tflite_gpu"])

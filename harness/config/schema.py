@@ -153,8 +153,9 @@ class RunConf:
 
 def register() -> None:
     """Register the run's schemas with Hydra's ConfigStore (storing again overwrites)."""
-    from harness.config import rundir
+    from harness.config import names, rundir
 
     cs = ConfigStore.instance()
     cs.store(name="run_schema", node=RunConf)
     rundir.register()  # the run folder's resolver (conf/config.yaml: hydra.run.dir)
+    names.register()  # the names in its path are plain names

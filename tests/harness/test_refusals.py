@@ -67,3 +67,18 @@ def test_a_name_with_a_path_in_it_is_refused(bad: str) -> None:
 
 def test_a_plain_name_passes() -> None:
     assert plain_name("night", "2026-12-01_a.b") == "2026-12-01_a.b"
+
+
+def test_a_folder_given_as_a_model_is_named_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "m.tflite"
+    folder.mkdir()
+    done = run("harness", "device=k50pro", f"scenario.models=[{folder}]", "run=[tflite]",
+               cwd=tmp_path)
+    assert_user_error(done, "is a folder")
+
+
+def test_a_flatbuffer_that_is_not_a_model_says_so(tmp_path: Path) -> None:
+    (tmp_path / "m.tflite").write_bytes(b"1234TFL3" + bytes(64))
+    done = run("harness", "device=k50pro", f"scenario.models=[{tmp_path}/m.tflite]",
+               "run=[tflite]", cwd=tmp_path)
+    assert_user_error(done, "m.tflite")

@@ -21,6 +21,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from harness.config.compose import hydra_errors, task_errors, to_object
+from harness.config.names import register as register_names
 from harness.config.rundir import check_run_dir
 from harness.config.rundir import register as register_run_dir
 from harness.config.schema import RunConf
@@ -33,6 +34,7 @@ EXIT_INTERRUPTED = 130
 
 register()
 register_run_dir()
+register_names()
 
 
 def compose_run(overrides: list[str]) -> object:

@@ -16,7 +16,7 @@ from hydra.core.config_store import ConfigStore
 
 from devices.processors import ProcessorConf
 from harness.config.schema import DeviceConf
-from harness.seams.fields import ANY, NONNEG, POS, at_least, spec
+from harness.seams.fields import ANY, NONNEG, POS, SEED, at_least, spec
 
 
 class Kernel(Enum):
@@ -52,7 +52,7 @@ class HostSettingsConf:
     profile_runs: int = field(default=5, metadata=spec(
         "", at_least(1), "timed runs per profiled subgraph"))
     warmup_runs: int = field(default=2, metadata=spec("", NONNEG, "untimed runs before them"))
-    seed: int = field(default=0, metadata=spec("", NONNEG, "seed of the random model inputs"))
+    seed: int = field(default=0, metadata=spec("", SEED, "seed of the random model inputs"))
     # distinct input frames per model input; request r uses frame r % input_frames
     input_frames: int = field(default=8, metadata=spec(
         "", at_least(1), "distinct input frames per model input"))

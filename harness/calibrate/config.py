@@ -11,7 +11,7 @@ from omegaconf import MISSING
 
 from devices.adb.calibrate.config import HeatConf, ProfileConf
 from harness.config.schema import ScenarioConf
-from harness.seams.fields import NONNEG, POS, at_least, spec
+from harness.seams.fields import COUNT, NONNEG, POS, spec
 
 
 @dataclass
@@ -30,7 +30,7 @@ class CheckConf:
     twin_warmup_s: float = field(default=1.0, metadata=spec(
         "s", NONNEG, "the twin's warm-up simulated seconds"))
     # seeds of the twin's runs (the phone's vanilla run is one)
-    seeds: int = field(default=3, metadata=spec("", at_least(1), "seeds of the twin's runs"))
+    seeds: int = field(default=3, metadata=spec("", COUNT, "seeds of the twin's runs"))
 
 
 @dataclass

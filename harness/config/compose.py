@@ -33,6 +33,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from harness.config.reference import find
 from harness.seams.errors import UserError, fail
+from harness.seams.fields import check
 
 #: the YAML configs: ``conf/`` beside the ``harness`` package (in a checkout and when
 #: installed, where ``conf`` is a package of its own); found by path, so that a ``conf/``
@@ -129,10 +130,14 @@ def compose_file(path: str | Path, schema: type) -> Any:
 
 
 def to_object(cfg: Any, schema: type) -> Any:
-    """Validate ``cfg`` against ``schema`` and return the typed object."""
+    """Validate ``cfg`` against ``schema`` and return the typed object, every field held to
+    its declared range (:func:`~harness.seams.fields.check`): the same validation for every
+    command and every device YAML."""
     with user_errors():
         merged = OmegaConf.merge(OmegaConf.structured(schema), cfg)
-        return OmegaConf.to_object(merged)
+        typed = OmegaConf.to_object(merged)
+    check(typed)
+    return typed
 
 
 class TaskError(Exception):

@@ -18,7 +18,18 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from harness.seams.fields import ANY, NONNEG, POS, at_least, spec
+from harness.seams.fields import (
+    ANY,
+    MAX_COUNT,
+    MAX_TIME_S,
+    NONNEG,
+    POS,
+    SEED,
+    Range,
+    at_least,
+    spec,
+)
+from harness.seams.units import NS_PER_S
 
 
 class Arrival(Enum):
@@ -53,6 +64,9 @@ class BaselineConf:
     # the policy class (a harness.seams.policy.PolicyClass), e.g. baselines.band.BandPolicy
     _target_: str = MISSING
 
+#: a frame period (1/fps) of at least 1 ns and at most MAX_TIME_S, both whole nanoseconds
+FPS = Range(1 / MAX_TIME_S, NS_PER_S)
+
 
 @dataclass
 class ModelConf:
@@ -81,7 +95,7 @@ class ScenarioConf:
         "(harness/models/byo.py)", non_empty=True))
     arrival: Arrival = Arrival.frames
     fps: float = field(default=30.0, metadata=spec(
-        "frames/s", POS, "frame rate of periodic and poisson arrival"))
+        "frames/s", FPS, "frame rate of periodic and poisson arrival"))
     duration_s: float = field(default=10.0, metadata=spec(
         "s", POS, "measured duration, after warm-up"))
     warmup_s: float = field(default=1.0, metadata=spec(
@@ -101,11 +115,11 @@ class SeedsConf:
     # the first repetition's seed; repetition i runs with seed base + i, and every purpose's
     # generator (traffic, latency noise, inputs) is split from that
     base: int = field(default=0, metadata=spec(
-        "", NONNEG, "the first repetition's seed (repetition i: base + i)"))
+        "", SEED, "the first repetition's seed (repetition i: base + i)"))
     # repetitions of every baseline (each figure is a mean with a 95% interval over them);
     # 0: the device's default (twin 5, host 3)
     count: int = field(default=0, metadata=spec(
-        "", NONNEG, "repetitions per baseline; 0: the device's default"))
+        "", Range(0, MAX_COUNT), "repetitions per baseline; 0: the device's default"))
 
 
 @dataclass
@@ -139,8 +153,9 @@ class RunConf:
 
 def register() -> None:
     """Register the run's schemas with Hydra's ConfigStore (storing again overwrites)."""
-    from harness.config import rundir
+    from harness.config import names, rundir
 
     cs = ConfigStore.instance()
     cs.store(name="run_schema", node=RunConf)
     rundir.register()  # the run folder's resolver (conf/config.yaml: hydra.run.dir)
+    names.register()  # the names in its path are plain names

@@ -142,7 +142,10 @@ def resolve(cfg: RunConf) -> RunConf:
 def baselines_to_run(cfg: RunConf) -> list[str]:
     """``run`` with its groups expanded, each baseline once, in order."""
     names: list[str] = []
-    for name in cfg.run:
+    for i, name in enumerate(cfg.run):
+        if not isinstance(name, str):
+            raise UserError(f"run.{i}={name!r} is not a baseline name: give names, e.g. "
+                            f"run=[tflite,band]")
         if name not in cfg.baselines and name not in cfg.groups:
             allowed = ", ".join([*cfg.baselines, *cfg.groups]) or "none"
             raise UserError(f"unknown baseline {name!r}; allowed: {allowed} (a new one needs "

@@ -38,6 +38,10 @@ def model_names(entries: Sequence[str]) -> list[str]:
 
 def check_names(scenario: str, entries: Sequence[str]) -> None:
     """At least one model; each once; each a zoo model or a file."""
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, str):
+            raise UserError(f"scenario.models.{i}={entry!r} is not a model name: give a zoo "
+                            f"name, a .tflite path or name:path")
     if not entries:
         raise UserError(f"scenario {scenario!r} lists no model; scenario.models needs at least "
                         "one (a zoo name, a .tflite path or name:path)")

@@ -28,6 +28,7 @@ from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 
 from harness.config.compose import CONF_DIR, to_object, user_errors
+from harness.config.names import plain_name
 from harness.farm.cell import CELL_FILE, cell_dir
 from harness.farm.config import FarmConf, register
 from harness.farm.night import collect, compare_nights, previous_night, write_report
@@ -49,6 +50,8 @@ def compose_farm(overrides: Sequence[str]) -> FarmConf:
     if conf.launcher not in LAUNCHERS:
         raise UserError(f"launcher={conf.launcher!r} is not a Hydra launcher the farm knows; "
                         f"allowed: {', '.join(LAUNCHERS)}")
+    plain_name("night", conf.night) if conf.night else None
+    plain_name("previous", conf.previous) if conf.previous else None
     unknown = sorted(set(conf.thresholds) - set(WATCHED))
     if unknown:
         raise UserError(f"thresholds.{unknown[0]}: not a compared metric; allowed: "

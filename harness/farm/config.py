@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from harness.seams.fields import NONNEG, spec
+from harness.seams.fields import ANY, NONNEG, SEED, spec
 
 
 @dataclass
@@ -41,11 +41,14 @@ class InventoryConf:
 
 @dataclass
 class MatrixConf:
-    scenarios: list[str] = field(default_factory=lambda: ["frs"])
+    scenarios: list[str] = field(default_factory=lambda: ["frs"], metadata=spec(
+        "", ANY, "scenarios of every cell", non_empty=True))
     # baselines of every device (a device's own list replaces it)
-    baselines: list[str] = field(default_factory=lambda: ["tflite", "band"])
+    baselines: list[str] = field(default_factory=lambda: ["tflite", "band"], metadata=spec(
+        "", ANY, "baselines of every device", non_empty=True))
     seeds: list[int] = field(default_factory=lambda: [0],
-                             metadata=spec("", NONNEG, "seeds of every cell"))
+                             metadata=spec("", SEED, "seeds of every cell",
+                                           non_empty=True))
     # overrides of every cell (e.g. scenario.duration_s=30 plots=false)
     overrides: list[str] = field(default_factory=list)
 

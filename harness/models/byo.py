@@ -22,7 +22,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from harness.models.tflite_io import read_tflite, sha256_file
+from harness.models.tflite_io import missing_file, read_tflite, sha256_file
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 
@@ -56,7 +56,7 @@ def profile(name: str, path: Path, cache: Path) -> ModelGraph:
     """The graph profile of ``path`` (named ``name``), computed on first use and cached by
     content hash; the model is checked to run on LiteRT first."""
     if not path.is_file():
-        raise UserError(f"model {name!r}: file {str(path)!r} does not exist")
+        raise UserError(f"model {name!r}: {missing_file(path)}")
     sha = sha256_file(path)
     cached = cache / "profiles" / f"{sha[:16]}.json"
     if cached.is_file():

@@ -80,11 +80,18 @@ class FileHashes:
         return self._known[stamp]
 
 
+def missing_file(path: Path) -> str:
+    """Why ``path`` is not a model file, in words: a folder, or nothing at all."""
+    if path.is_dir():
+        return f"{str(path)!r} is a folder, not a .tflite file"
+    return f"model file {str(path)!r} does not exist"
+
+
 def load_model_object(path: str | Path) -> schema.ModelT:
     """The flatbuffer object of a ``.tflite`` file; ``UserError`` if it is not one."""
     path = Path(path)
     if not path.is_file():
-        raise UserError(f"model file {str(path)!r} does not exist")
+        raise UserError(missing_file(path))
     with path.open("rb") as f:
         head = f.read(8)
     if len(head) < 8 or head[4:8] != TFLITE_IDENTIFIER:
@@ -94,7 +101,9 @@ def load_model_object(path: str | Path) -> schema.ModelT:
     except Exception as exc:  # a corrupt flatbuffer can fail in many ways
         raise UserError(f"{str(path)!r} is a corrupt TFLite model: {exc}") from None
     if not model.subgraphs:
-        raise UserError(f"{str(path)!r} has no subgraph")
+        raise UserError(f"{str(path)!r} is not a model: its flatbuffer has no subgraph")
+    if not model.subgraphs[0].operators:
+        raise UserError(f"{str(path)!r} is a model without operators: nothing to run")
     return model
 
 

@@ -15,16 +15,16 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from harness.seams.fields import NONNEG, POS, at_least, spec
+from harness.seams.fields import COUNT, NONNEG, POS, at_least, spec
 
 
 @dataclass
 class ModeConf:
     # seeds per run (a figure is a mean with its 95% interval over seeds)
-    seeds: int = field(default=MISSING, metadata=spec("", at_least(1), "seeds per run"))
+    seeds: int = field(default=MISSING, metadata=spec("", COUNT, "seeds per run"))
     # seeds of the long runs (thermal stress, 30-minute failure test)
     long_seeds: int = field(default=MISSING, metadata=spec(
-        "", at_least(1), "seeds of the long runs"))
+        "", COUNT, "seeds of the long runs"))
     # measured seconds and warm-up seconds of an ordinary run
     duration_s: float = field(default=MISSING, metadata=spec(
         "s", POS, "measured seconds of an ordinary run"))

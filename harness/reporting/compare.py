@@ -134,11 +134,33 @@ def regressions(reference: pd.DataFrame, candidate: pd.DataFrame, run: str,
     return found
 
 
+def tolerance(text: str) -> float:
+    """``--tolerance``: a finite percent >= 0 (a NaN would pass every comparison)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite percent >= 0")
+    return value
+
+
+def empty(run: RunFolder) -> list[str]:
+    """Baselines of ``run`` with no finished request (none at all, or none that ended): a
+    candidate like that fails the comparison, whatever its metrics say."""
+    rows = run.requests
+    if rows.empty:
+        return ["every baseline"]
+    ended = rows["status"].astype(str) == "ok" if "status" in rows else rows["end_ns"].notna()
+    done = rows[ended].groupby("baseline").size()
+    return [str(b) for b in rows["baseline"].unique() if done.get(b, 0) == 0]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m harness.compare", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folders; first = reference")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE_PCT,
+    parser.add_argument("--tolerance", type=tolerance, default=DEFAULT_TOLERANCE_PCT,
                         help="percent a metric may worsen before it is a regression (default 5)")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     parser.add_argument("--force", action="store_true",
@@ -179,6 +201,12 @@ def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
         print(line)
     for regression in found:
         print(regression.line())
+    hollow = [f"FAILED {run.folder}: {b} finished no request"
+              for run in runs[1:] for b in empty(run)]
+    for line in hollow:
+        print(line)
+    if hollow:
+        return 1
     if len(runs) > 1 and not found:
         print(f"no regressions beyond {tolerance_pct:g}% against {runs[0].folder}")
     return 1 if found else 0

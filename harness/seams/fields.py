@@ -12,6 +12,13 @@ given a fraction. The generated config reference (:mod:`harness.config.reference
 same metadata, so an error message and the documentation cannot disagree. Each error is one
 :class:`~harness.seams.errors.UserError` naming the key, the value and what is allowed.
 
+Ranges match the arithmetic downstream. Time inside the program is int64 nanoseconds, so a
+field whose unit is a time (``s``, ``ms``, ``µs``) is at most :data:`MAX_TIME_S` seconds
+whatever its declared upper bound: thousands of such times still add up within int64
+(9.2e9 s). A seed is a :data:`SEED` (an unsigned 32-bit number, the common currency of
+seeded generators), and a count of repetitions is at most :data:`MAX_COUNT`, so that
+``seed + repetition`` stays an int64 in the tables.
+
 Here, in the seams, because devices and policies declare their schemas and may import only
 the seams.
 """
@@ -47,9 +54,14 @@ class Range:
         return self.hi is None or x <= self.hi
 
     def text(self) -> str:
-        lo = None if self.lo is None else f"{'>' if self.lo_open else '>='} {self.lo:g}"
-        hi = None if self.hi is None else f"<= {self.hi:g}"
+        lo = None if self.lo is None else f"{'>' if self.lo_open else '>='} {number(self.lo)}"
+        hi = None if self.hi is None else f"<= {number(self.hi)}"
         return " and ".join(p for p in (lo, hi) if p) or "any finite number"
+
+
+def number(x: float) -> str:
+    """``x`` as a person writes it: whole numbers in full (``4294967295``), others short."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else f"{x:g}"
 
 
 POS = Range(0, lo_open=True)
@@ -58,6 +70,21 @@ FRACTION = Range(0, 1)
 OPEN_FRACTION = Range(0, 1, lo_open=True)
 ANY = Range()
 PORT = Range(1, 65535)
+
+
+#: the longest time any config field may give, in seconds (about 11.6 days)
+MAX_TIME_S = 1e6
+#: seconds per unit of the time units a field may carry
+TIME_UNITS_S = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+#: the largest seed (2**32 - 1)
+MAX_SEED = 2**32 - 1
+SEED = Range(0, MAX_SEED)
+#: the most repetitions (seeds, runs, streams) a count field may ask for
+MAX_COUNT = 1_000_000
+
+
+#: one to :data:`MAX_COUNT`
+COUNT = Range(1, MAX_COUNT)
 
 
 def at_least(n: float) -> Range:
@@ -83,8 +110,18 @@ class Spec:
 
 def spec(unit: str, rng: Range, meaning: str, non_empty: bool = False,
          integer: bool = False) -> dict[str, Spec]:
-    """A field's metadata: ``field(default=..., metadata=spec(unit, range, meaning))``."""
-    return {KEY: Spec(unit, rng, meaning, non_empty, integer)}
+    """A field's metadata: ``field(default=..., metadata=spec(unit, range, meaning))``.
+
+    A time unit caps the range at :data:`MAX_TIME_S` (see the module docstring)."""
+    return {KEY: Spec(unit, _capped(unit, rng), meaning, non_empty, integer)}
+
+
+def _capped(unit: str, rng: Range) -> Range:
+    per_s = TIME_UNITS_S.get(unit)
+    if per_s is None:
+        return rng
+    cap = MAX_TIME_S / per_s
+    return rng if rng.hi is not None and rng.hi <= cap else Range(rng.lo, cap, rng.lo_open)
 
 
 def spec_of(f: dataclasses.Field[Any]) -> Spec | None:
@@ -170,5 +207,5 @@ def _number(key: str, x: float, declared: Spec | None) -> None:
         raise UserError(f"{key}={x!r} is not an integer; it must be an integer "
                         f"{declared.allowed()} ({declared.meaning})")
     if not declared.range.holds(x):
-        raise UserError(f"{key}={x:g} is out of range: it must be {declared.allowed()} "
+        raise UserError(f"{key}={number(x)} is out of range: it must be {declared.allowed()} "
                         f"({declared.meaning})")

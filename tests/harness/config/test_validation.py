@@ -156,7 +156,8 @@ def outside(rng: Range) -> st.SearchStrategy[float]:
         hi = rng.lo if rng.lo_open else math.nextafter(rng.lo, -math.inf)
         parts.append(st.floats(min_value=-1e12, max_value=hi))
     if rng.hi is not None:
-        parts.append(st.floats(min_value=math.nextafter(rng.hi, math.inf), max_value=1e12))
+        parts.append(st.floats(min_value=math.nextafter(rng.hi, math.inf),
+                               max_value=max(1e12, 2 * rng.hi)))
     return st.one_of(*parts) if parts else st.nothing()
 
 

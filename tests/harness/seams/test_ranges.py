@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from harness.config.reference import register_all, schemas
 from harness.config.schema import FPS, ScenarioConf
-from harness.experiment.baseline import DRAIN_NS, seeds
+from harness.experiment.baseline import seeds
+from harness.experiment.loop import DRAIN_NS
 from harness.runtime.traffic import span_of
 from harness.seams.errors import UserError
 from harness.seams.fields import (

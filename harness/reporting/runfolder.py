@@ -9,7 +9,9 @@ indexing the manifest's dictionaries or parsing its strings.
 
 What it gives:
 
-* the run's :class:`State` (and :attr:`~RunFolder.error`: why it ended early);
+* the run's :class:`State` (and :attr:`~RunFolder.error`: why it ended early), and whether a
+  run still records into the folder (:attr:`~RunFolder.recorder_pid`: the folder's claim is
+  held, :mod:`harness.seams.claim`), which tells a run going on from one killed;
 * device, kind, scenario, models, measured and warm-up seconds, the composed config and its
   digest (:func:`config_digest`), versions, commit and machine;
 * baselines, groups and seeds; per baseline and seed a :class:`SeedRun` (plan counts, plan
@@ -33,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from harness.reporting.store import TABLES, RunData, read_manifest, read_table
+from harness.seams.claim import holder
 from harness.seams.errors import UserError
 from harness.seams.plan import PlanCounts
 
@@ -191,6 +194,12 @@ class RunFolder:
     def state(self) -> State:
         status = self.manifest.get("status")
         return State(str(status)) if status in {s.value for s in State} else State.UNKNOWN
+
+    @property
+    def recorder_pid(self) -> int | None:
+        """The pid of the run still recording into the folder (its claim is held); None when
+        none does: the run ended, or was killed if its state is still ``running``."""
+        return holder(self.folder)
 
     @property
     def error(self) -> str:

@@ -20,6 +20,7 @@ terminal may be closed or ASCII-only: the run's files do not depend on it
 
 from __future__ import annotations
 
+import errno
 import signal
 import sys
 
@@ -35,7 +36,7 @@ from harness.config.sweep import check_jobs
 from harness.experiment.components import register
 from harness.experiment.endings import endings_recorded, note_signals, stop_on_signals
 from harness.experiment.terminal import forgiving_streams
-from harness.seams.errors import cli_guard
+from harness.seams.errors import cli_guard, fail
 
 #: the shell's code for a run ended by Ctrl-C (128 + SIGINT); SIGTERM ends with 143
 EXIT_INTERRUPTED = 130
@@ -68,6 +69,11 @@ def main() -> None:
             check_jobs(sys.argv[1:], compose_run)
             claim_run_dir(sys.argv[1:])
             _app()
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        fail(f"no space left on the device while writing the run: {exc}; the run folder "
+             "keeps every row written before (its manifest says failed)")
     except KeyboardInterrupt as exc:
         note_signals()
         # the recorder closed on the way out: every finished request is in the run folder

@@ -42,6 +42,7 @@ Every table's columns are declared once, in :mod:`harness.seams.rows` (with the 
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -174,10 +175,21 @@ def write_manifest(folder: Path, manifest: Mapping[str, Any]) -> Path:
     try:
         partial.write_text(json.dumps(body, indent=2, sort_keys=True, default=str) + "\n")
         os.replace(partial, path)
-    except BaseException:
+    except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise
+        if exc.errno != errno.ENOSPC or not path.exists():
+            raise
+        _write_over(path, body)
     return path
+
+
+def _write_over(path: Path, body: Mapping[str, Any]) -> None:
+    """A full disk: the manifest written over the one there, without indentation (about a
+    third of its size, so it fits in the space the old one held)."""
+    text = (json.dumps(body, sort_keys=True, default=str, separators=(",", ":")) + "\n")
+    with path.open("r+b") as fh:
+        fh.write(text.encode())
+        fh.truncate()
 
 
 @dataclass(frozen=True)

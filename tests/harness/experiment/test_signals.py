@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from harness.__main__ import main
-from harness.reporting.journal import journal_frame
 from harness.reporting.compare import flags
+from harness.reporting.journal import journal_frame
 from harness.reporting.runfolder import RunFolder, State
 from harness.reporting.store import RunRecorder, load_run
 from harness.seams.rows import REQUEST_COLUMNS

@@ -152,3 +152,19 @@ def test_a_disk_that_fills_mid_run_gives_one_line_and_keeps_what_fit(tmp_path: P
         assert len(load_run(folder).requests) > 0  # what fit is kept, and readable
     finally:
         subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_a_wall_clock_that_stood_still_is_flagged(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.experiment.outcome import ClockGaps, SessionState
+    from tests.harness.reporting.test_metrics import small_run
+
+    state = SessionState()
+    gaps = ClockGaps(100_000_000, state.gaps)
+    for now_ns in (0, 100_000_000, 210_000_000, 10_300_000_000, 10_400_000_000):
+        gaps.see("tflite", 0, now_ns)  # a 10 s stop between 0.21 s and 10.3 s
+    assert state.gaps == [{"baseline": "tflite", "seed": 0, "at_s": 0.21, "gap_s": 10.09}]
+    folder = tmp_path / "host"
+    small_run(folder, manifest={"status": "completed", **state.manifest()})
+    compare([str(folder)], 5.0)
+    assert "the wall clock stood still 1 time(s) (longest 10.1 s)" in capsys.readouterr().out

@@ -9,10 +9,18 @@
 This is the composition root's command: Hydra composes ``conf/config.yaml`` (every built-in
 schema registered first), the config becomes a typed :class:`~harness.config.schema.RunConf`
 once, and the session runs it. Bad input ends with one ``error:`` line and exit code 2.
+
+A folder given as ``hydra.run.dir`` is claimed before Hydra writes into it
+(:func:`~harness.config.rundir.claim_run_dir`); from the first line on, SIGINT and SIGTERM
+interrupt the run (a further one is noted, not obeyed), and however the command ends, a
+folder it claimed records how (:func:`~harness.experiment.endings.endings_recorded`). The
+terminal may be closed or ASCII-only: the run's files do not depend on it
+(:mod:`harness.experiment.terminal`).
 """
 
 from __future__ import annotations
 
+import errno
 import signal
 import sys
 
@@ -22,12 +30,14 @@ from omegaconf import DictConfig
 
 from harness.config.compose import hydra_errors, task_errors, to_object
 from harness.config.names import register as register_names
-from harness.config.rundir import check_run_dir
+from harness.config.rundir import check_run_dir, claim_run_dir
 from harness.config.rundir import register as register_run_dir
 from harness.config.schema import RunConf
 from harness.config.sweep import check_jobs
 from harness.experiment.components import register
-from harness.seams.errors import cli_guard
+from harness.experiment.endings import endings_recorded, note_signals, stop_on_signals
+from harness.experiment.terminal import forgiving_streams
+from harness.seams.errors import cli_guard, fail
 
 #: the shell's code for a run ended by Ctrl-C (128 + SIGINT); SIGTERM ends with 143
 EXIT_INTERRUPTED = 130
@@ -48,18 +58,26 @@ def compose_run(overrides: list[str]) -> object:
 def _app(cfg: DictConfig) -> None:
     from harness.experiment.session import run_session
 
-    with task_errors():
+    with task_errors(), endings_recorded():
         run_conf: RunConf = to_object(cfg, RunConf)
         run_session(run_conf, cfg, HydraConfig.get().runtime.output_dir)
 
 
 def main() -> None:
+    forgiving_streams()
     try:
-        with cli_guard(), hydra_errors():
+        with cli_guard(), stop_on_signals(), endings_recorded(), hydra_errors():
             check_run_dir(sys.argv[1:])
             check_jobs(sys.argv[1:], compose_run)
+            claim_run_dir(sys.argv[1:])
             _app()
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        fail(f"no space left on the device while writing the run: {exc}; the run folder "
+             "keeps every row written before (its manifest says failed)")
     except KeyboardInterrupt as exc:
+        note_signals()
         # the recorder closed on the way out: every finished request is in the run folder
         signum = getattr(exc, "signum", signal.SIGINT)
         print(f"interrupted: finished requests are kept in the run folder "

@@ -53,6 +53,8 @@ class SessionState:
 
     runs: dict[str, dict[int, BaselineOutcome]] = field(default_factory=dict)
     bound: dict[int, Mapping[str, object]] = field(default_factory=dict)
+    #: where a wall clock stood still for the run (:class:`ClockGaps`)
+    gaps: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, baseline: str, seed: int, outcome: BaselineOutcome) -> None:
         self.runs.setdefault(baseline, {})[seed] = outcome
@@ -60,6 +62,28 @@ class SessionState:
     def manifest(self) -> dict[str, Any]:
         """The manifest's ``runs`` (baseline -> seed as text -> facts) and ``bound`` (seed
         as text -> bound facts)."""
+        gaps = {"wall_clock_gaps": list(self.gaps)} if self.gaps else {}
         return {"runs": {b: {str(s): dict(o.facts) for s, o in by_seed.items()}
                          for b, by_seed in self.runs.items()},
-                "bound": {str(s): facts for s, facts in self.bound.items()}}
+                "bound": {str(s): facts for s, facts in self.bound.items()}, **gaps}
+
+
+@dataclass
+class ClockGaps:
+    """Gaps in a wall clock's sensor samples: a run on the host samples every ``interval_ns``
+    of wall time, so two samples further apart than two intervals (a whole interval with no
+    sample: the process was stopped, the machine suspended, or starved) mean its timings
+    there are not the system's own. Each is kept as baseline, seed, where (s) and how long
+    (s), in the manifest's ``wall_clock_gaps``."""
+
+    interval_ns: int
+    found: list[dict[str, Any]]
+    _last: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def see(self, baseline: str, seed: int, now_ns: int) -> None:
+        """A sample of ``baseline`` with ``seed`` at ``now_ns`` of its run."""
+        last = self._last.get((baseline, seed))
+        self._last[(baseline, seed)] = now_ns
+        if last is not None and now_ns - last > 2 * self.interval_ns:
+            self.found.append({"baseline": baseline, "seed": seed, "at_s": last / 1e9,
+                               "gap_s": (now_ns - last) / 1e9})

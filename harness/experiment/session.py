@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import platform
-import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,14 +41,21 @@ from harness.experiment.components import (
     resolve,
     seed_list,
 )
+from harness.experiment.endings import (
+    Interrupted,
+    obey_pending_signal,
+    one_line,
+    signals_ignored,
+    stop_on_signals,
+)
 from harness.experiment.models import Models, check_names, load_models, model_names
-from harness.experiment.outcome import BaselineOutcome, SessionState
+from harness.experiment.outcome import BaselineOutcome, ClockGaps, SessionState
 from harness.reporting.measures import added
 from harness.reporting.report import WIDE
 from harness.reporting.store import RunRecorder, load_run
 from harness.seams.device import DeviceKind
-from harness.seams.errors import RunFailure, UserError
-from harness.seams.units import NS_PER_S
+from harness.seams.errors import RunFailure
+from harness.seams.units import NS_PER_MS, NS_PER_S
 
 PACKAGES = ("ai-edge-litert", "numpy", "simpy", "hydra-core", "pandas", "adbutils")
 #: the progress bar is updated at most this often (wall seconds)
@@ -124,96 +129,45 @@ def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder
             folder: Path) -> None:
     """Run every baseline into ``recorder``; however the run ends, close the journals into
     parquet and write the manifest's ``status``: ``completed``, ``interrupted`` (SIGINT or
-    SIGTERM; a second signal during shutdown does not stop the shutdown) or ``failed`` (with
-    the error's one line)."""
+    SIGTERM; a further signal during shutdown is noted, not obeyed) or ``failed`` (with the
+    error's one line, a failure to close the journals included: they stay, readable)."""
     state = SessionState()
     ending: dict[str, Any] = {"status": "failed"}
-    try:
-        with stop_on_signals():
+    with stop_on_signals():
+        try:
             _write_manifest(recorder, cfg, raw, state, {"status": "running"})
             _run_all(cfg, models, recorder, folder, state)
-        ending = {"status": "completed"}
-    except Interrupted as exc:
-        ending = {"status": "interrupted", "signal": exc.signal_name}
-        raise
-    except BaseException as exc:
-        ending["error"] = _one_line(exc)
-        raise
-    finally:
-        with signals_ignored():
-            recorder.close()
-            _write_manifest(recorder, cfg, raw, state, ending)
+            ending = {"status": "completed"}
+        except Interrupted as exc:
+            ending = {"status": "interrupted", "signal": exc.signal_name}
+            raise
+        except BaseException as exc:
+            ending["error"] = one_line(exc)
+            raise
+        finally:
+            with signals_ignored():
+                _close(cfg, raw, recorder, state, ending)
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text if isinstance(exc, UserError) else f"{type(exc).__name__}: {text}"
-
-
-# -- signals ------------------------------------------------------------------------------
-
-
-class Interrupted(KeyboardInterrupt):
-    """The run was stopped by a signal (SIGINT or SIGTERM)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-    @property
-    def signal_name(self) -> str:
-        return signal.Signals(self.signum).name
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-#: stop signals received inside :func:`stop_on_signals` and not yet obeyed
-_PENDING: list[int] = []
-
-
-def _raise_interrupted(signum: int, _frame: object) -> None:
-    _PENDING.append(signum)
-    raise Interrupted(signum)
-
-
-def obey_pending_signal() -> None:
-    """Raise :class:`Interrupted` for a stop signal whose handler's exception was lost.
-    Python runs a handler at the main thread's next bytecode, which may be inside a
-    ``__del__`` or a finaliser, where an exception is printed and dropped; the run's
-    progress callback calls this, so such a signal still ends the run."""
-    if _PENDING:
-        raise Interrupted(_PENDING[0])
-
-
-def _note_only(signum: int, _frame: object) -> None:
-    """During shutdown a further signal is noted, not obeyed: the journals must close."""
-    print(f"{signal.Signals(signum).name} during shutdown: closing the run first",
-          file=sys.stderr)
-
-
-@contextmanager
-def _handlers(handler: Callable[[int, object], None]) -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach only the main thread; a run on another thread keeps defaults
-        return
-    before = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+def _close(cfg: RunConf, raw: DictConfig, recorder: RunRecorder, state: SessionState,
+           ending: dict[str, Any]) -> None:
+    """Close the journals and write the ending; a close that fails (a full disk) ends the
+    run ``failed`` with its line (the first error stays the ``error`` of a run that had
+    already failed), and is raised once the ending is written."""
+    failure: BaseException | None = None
     try:
-        yield
+        recorder.close(release=False)
+    except Exception as exc:
+        failure = exc
+        ending.setdefault("error", one_line(exc))
+        ending["status"] = "failed" if ending["status"] == "completed" else ending["status"]
+        ending["close_error"] = one_line(exc)
+    try:
+        _write_manifest(recorder, cfg, raw, state, ending)
     finally:
-        for s, h in before.items():
-            signal.signal(s, h)
-        _PENDING.clear()
-
-
-def stop_on_signals() -> Any:
-    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block."""
-    return _handlers(_raise_interrupted)
-
-
-def signals_ignored() -> Any:
-    """SIGINT and SIGTERM are noted and otherwise ignored inside the block."""
-    return _handlers(_note_only)
+        recorder.release()
+    if failure is not None:
+        raise failure
 
 
 def _plan_line(cfg: RunConf, kind: DeviceKind) -> str:
@@ -233,15 +187,20 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
     names, seeds = baselines_to_run(cfg), seed_list(cfg)
     span_ns = int((cfg.scenario.warmup_s + cfg.scenario.duration_s) * NS_PER_S)
     bounds = BoundCache()
+    gaps = ClockGaps(int(cfg.sensor_interval_ms * NS_PER_MS), state.gaps)
+    wall = device_kind(cfg).word == "host"
     with _progress() as start_task:
         ticks = {name: start_task(name, span_ns * len(seeds)) for name in names}
         for k, seed in enumerate(seeds):
             works: list[Work] = []
             processors: tuple[str, ...] = ()
             for name in names:
-                def tick(now_ns: int, name: str = name, done: int = k * span_ns) -> None:
+                def tick(now_ns: int, name: str = name, done: int = k * span_ns,
+                         seed: int = seed) -> None:
                     obey_pending_signal()
                     recorder.flush_due()
+                    if wall:
+                        gaps.see(name, seed, now_ns)
                     ticks[name](done + min(now_ns, span_ns))
                 one = _run_one(cfg, name, models, recorder, tick, folder / "cache", seed, bounds)
                 if one.work is not None:
@@ -289,19 +248,24 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
 
 
 def _report(cfg: RunConf, folder: Path, console: Console) -> None:
+    """Metrics, ``summary.csv``, the trace and the plots, written before anything is printed:
+    a terminal that cannot show the table (closed, or without the characters) never costs
+    a file."""
     from harness.reporting import report, trace
     from harness.reporting.metrics import compute, one_seed
 
     data = load_run(folder)
     metrics = compute(data)
-    report.print_comparison(data, console=console, metrics=metrics)
     report.summary_csv(data, folder / "summary.csv", metrics)
     trace.write_trace(one_seed(data), folder / "timeline.trace.json")
+    paths = []
     if cfg.plots:
         from harness.reporting import plots  # matplotlib and seaborn: only to draw
 
-        for path in plots.plot_all(data, folder):
-            console.print(f"plot: {path}")
+        paths = plots.plot_all(data, folder)
+    report.print_comparison(data, console=console, metrics=metrics)
+    for path in paths:
+        console.print(f"plot: {path}")
     console.print(f"results: {folder}")
 
 

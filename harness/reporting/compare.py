@@ -9,8 +9,10 @@ regression. Exit codes: 0 no regression, 1 regressions found, 2 bad input (a pat
 not a run folder), reported in one line without a traceback.
 
 Runs are comparable only when they ran the same device, scenario, models and duration:
-otherwise the comparison is refused (exit 2) unless ``--force``. A run that did not complete
-(its manifest's ``status`` is ``running``, ``interrupted`` or ``failed``) and a baseline whose
+otherwise the comparison is refused (exit 2) unless ``--force``. Run folders are read in place
+and never written into, a run still going included. A run that did not complete (its
+manifest's ``status`` is ``running``: still going, or killed; ``interrupted`` or ``failed``) and
+a baseline whose
 requests cover less than :data:`MIN_COVERAGE` of the measured duration are flagged with a
 ``FLAG`` line: their numbers are not the numbers of a whole run.
 """
@@ -90,10 +92,22 @@ def flags(run: RunFolder) -> list[str]:
     """Why a run's numbers are not those of a whole run: it did not complete, or a baseline
     covered less than :data:`MIN_COVERAGE` of the measured duration."""
     found = []
-    if run.state not in (State.COMPLETED, State.UNKNOWN):
+    pid = run.recorder_pid
+    if pid is not None:
+        found.append(f"FLAG {run.folder}: the run is still going (pid {pid}): its tables are "
+                     "read as they stand")
+    elif run.state is State.RUNNING:
+        found.append(f"FLAG {run.folder}: the run never closed (killed, or its machine "
+                     "stopped): its tables hold what was written")
+    elif run.state not in (State.COMPLETED, State.UNKNOWN):
         error = run.error
         found.append(f"FLAG {run.folder}: the run did not complete (status {run.state}"
                      f"{': ' + error if error else ''})")
+    gaps = run.manifest.get("wall_clock_gaps") or []
+    if gaps:
+        longest = max(float(g.get("gap_s", 0)) for g in gaps)
+        found.append(f"FLAG {run.folder}: the wall clock stood still {len(gaps)} time(s) "
+                     f"(longest {longest:.1f} s): timings there are not the system's own")
     for baseline, share in coverage(run).items():
         if share < MIN_COVERAGE:
             found.append(f"FLAG {run.folder}: {baseline} covered {100 * share:.0f}% of the "

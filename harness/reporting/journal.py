@@ -14,7 +14,7 @@
 * **JSON-lines journals** (``<table>.jsonl``: the phone tables). One line per row, written
   as it comes: the rows are few, and each is minutes of a phone's work.
 * **Parquet parts** (``subgraphs.parts/``): what versions before the Arrow journals wrote;
-  still read (:func:`join_parts`).
+  still read, in place (:func:`parts_frame`).
 
 On close each journal becomes one parquet file (:func:`~harness.reporting.parquet.write_parquet`:
 row groups of :data:`~harness.reporting.parquet.ROW_GROUP` rows, so memory holds about one row
@@ -261,19 +261,9 @@ def convert_arrows(journal: Path, parquet: Path, columns: Mapping[str, str]) -> 
     journal.unlink(missing_ok=True)
 
 
-def join_parts(parts: Path, parquet: Path, columns: Mapping[str, str]) -> None:
-    """The parquet parts under ``parts`` (older versions' subgraph journal) as one file,
-    part by part; then the parts go. A part cut by a kill (unreadable) ends the table."""
-    files = _part_files(parts)
-    write_parquet(_part_tables(files), parquet, columns)
-    for path in files:
-        path.unlink()
-    if parts.is_dir():
-        parts.rmdir()
-
-
 def parts_frame(parts: Path, columns: Mapping[str, str]) -> pd.DataFrame:
-    """What :func:`join_parts` would write, read in place (nothing is written or removed)."""
+    """The parquet parts under ``parts`` (older versions' subgraph journal), read in place,
+    part by part; a part cut by a kill (unreadable) ends the table."""
     tables = list(_part_tables(_part_files(parts)))
     if not tables:
         return empty(columns)

@@ -43,6 +43,16 @@ def write_parquet(tables: Iterable[pa.Table], parquet: Path, columns: Mapping[st
     values repeat are dictionary-encoded (:func:`repeating`): trying it on the others (times,
     ids) costs time to write and to read, and saves nothing."""
     partial = parquet.with_name(parquet.name + ".tmp")
+    try:
+        _write_groups(tables, partial, columns)
+        os.replace(partial, parquet)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # (a disk that filled: the journal stays, whole)
+        raise
+
+
+def _write_groups(tables: Iterable[pa.Table], partial: Path, columns: Mapping[str, str]
+                  ) -> None:
     writer = None
     try:
         for group in _row_groups(tables):
@@ -54,7 +64,6 @@ def write_parquet(tables: Iterable[pa.Table], parquet: Path, columns: Mapping[st
             writer.close()
     if writer is None:
         empty(columns).to_parquet(partial, index=False)
-    os.replace(partial, parquet)
 
 
 def repeating(columns: Mapping[str, str]) -> list[str]:

@@ -14,6 +14,8 @@ What it gives:
   :class:`~harness.reporting.runrecord.SeedRun` or a
   :class:`~harness.reporting.runrecord.Failure`, bounds), whose names are importable from
   here too;
+* whether a run still records into the folder (:attr:`~RunFolder.recorder_pid`: the folder's
+  claim is held, :mod:`harness.seams.claim`), which tells a run going on from one killed;
 * the tables ``requests``, ``subgraphs``, ``sensors``, ``phone_runs``, ``phone_ops`` and all of
   them as a :class:`~harness.reporting.store.RunData` (what metrics and reports take).
 """
@@ -35,6 +37,7 @@ from harness.reporting.runrecord import config_digest as config_digest
 from harness.reporting.runrecord import failures_in as failures_in
 from harness.reporting.runrecord import recorded as recorded
 from harness.reporting.store import TABLES, RunData, read_manifest, read_table
+from harness.seams.claim import holder
 from harness.seams.errors import UserError
 
 
@@ -49,6 +52,12 @@ class RunFolder(RunRecord):
 
     def __repr__(self) -> str:
         return f"RunFolder({str(self.folder)!r})"
+
+    @property
+    def recorder_pid(self) -> int | None:
+        """The pid of the run still recording into the folder (its claim is held); None when
+        none does: the run ended, or was killed if its state is still ``running``."""
+        return holder(self.folder)
 
     # -- tables ---------------------------------------------------------------------------
 

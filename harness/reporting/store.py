@@ -24,11 +24,16 @@ that writes its own rows after each row. Phone rows are appended to JSON-lines j
 recorder closes on the way out, keeps every row; a killed run (SIGKILL, a crash) keeps every
 batch written before the kill and loses at most the rows recorded since the last write:
 about the last second of wall time, never more than ``BATCH_ROWS`` rows of a table. When the
-recorder closes, and in :func:`load_run` if a run never closed, each journal becomes one
-parquet file by a streamed conversion (row group by row group, so memory stays bounded
-whatever the run's length: :mod:`harness.reporting.parquet`), and the journal is removed.
-:func:`read_table` reads a table without converting anything (a journal in place): what
-:class:`~harness.reporting.runfolder.RunFolder`, the reader of run folders, uses.
+recorder closes, each journal becomes one parquet file by a streamed conversion (row group
+by row group, so memory stays bounded whatever the run's length:
+:mod:`harness.reporting.parquet`), and the journal is removed.
+
+Readers never write. Only a run's own recorder converts its journals; :func:`load_run` and
+:func:`read_table` (what :class:`~harness.reporting.runfolder.RunFolder`, the reader of run
+folders, uses) read a table in place: its parquet file, else its journal as it stands (a run
+still going, or one killed before it closed). A killed run's folder needs no finishing step:
+it is read as it is. The recorder holds the folder's claim (:mod:`harness.seams.claim`) while
+it records, so a reader can tell a run still going from one that ended.
 Statistics are always derived from these rows, never from printed text.
 
 Every table's columns are declared once, in :mod:`harness.seams.rows` (with the request
@@ -37,7 +42,9 @@ Every table's columns are declared once, in :mod:`harness.seams.rows` (with the 
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -52,14 +59,12 @@ from harness.reporting.journal import (
     ArrowJournal,
     LineJournal,
     SubgraphJournal,
-    convert_arrows,
-    convert_lines,
-    join_parts,
     journal_frame,
     lines_frame,
     parts_frame,
 )
 from harness.reporting.parquet import empty, read_parquet
+from harness.seams import claim
 from harness.seams.errors import UserError
 from harness.seams.rows import (
     PHONE_OP_COLUMNS,
@@ -94,7 +99,7 @@ class RunRecorder:
 
     def __init__(self, folder: Path, batch: int | None = None) -> None:
         self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
+        claim.claim(folder)  # (kept when the command line claimed it first)
         if taken := sorted(p.name for name in TABLES for p in folder.glob(f"{name}.*")):
             raise UserError(
                 f"results folder {str(folder)!r} already holds a run ({', '.join(taken)}); "
@@ -130,9 +135,19 @@ class RunRecorder:
         for writer in self._writers.values():
             writer.flush()
 
-    def close(self) -> None:
+    def close(self, release: bool = True) -> None:
         """Write what is held, and turn every journal into its parquet file; a table that
-        fails does not keep the others open (its error is raised after)."""
+        fails does not keep the others open (its error is raised after). ``release``: the
+        folder's claim is let go too (a caller that writes the manifest's ending after
+        closing lets go itself, :meth:`release`, so no reader sees the run ended before
+        its ending is written)."""
+        try:
+            self._close_all()
+        finally:
+            if release:
+                self.release()
+
+    def _close_all(self) -> None:
         errors = []
         for writer in self._writers.values():
             try:
@@ -143,10 +158,38 @@ class RunRecorder:
             raise errors[0]
 
     def write_manifest(self, manifest: Mapping[str, Any]) -> Path:
-        path = self.folder / "manifest.json"
-        body = {"schema_version": SCHEMA_VERSION, **manifest}
-        path.write_text(json.dumps(body, indent=2, sort_keys=True, default=str) + "\n")
-        return path
+        return write_manifest(self.folder, manifest)
+
+    def release(self) -> None:
+        """The run is over: the folder's claim is no longer held (readers read it as
+        ended)."""
+        claim.release(self.folder)
+
+
+def write_manifest(folder: Path, manifest: Mapping[str, Any]) -> Path:
+    """``manifest.json`` with the schema version, replaced whole (written under a
+    temporary name and moved into place: a reader never sees half of it)."""
+    path = folder / "manifest.json"
+    body = {"schema_version": SCHEMA_VERSION, **manifest}
+    partial = path.with_name(path.name + ".tmp")
+    try:
+        partial.write_text(json.dumps(body, indent=2, sort_keys=True, default=str) + "\n")
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        if exc.errno != errno.ENOSPC or not path.exists():
+            raise
+        _write_over(path, body)
+    return path
+
+
+def _write_over(path: Path, body: Mapping[str, Any]) -> None:
+    """A full disk: the manifest written over the one there, without indentation (about a
+    third of its size, so it fits in the space the old one held)."""
+    text = (json.dumps(body, sort_keys=True, default=str, separators=(",", ":")) + "\n")
+    with path.open("r+b") as fh:
+        fh.write(text.encode())
+        fh.truncate()
 
 
 @dataclass(frozen=True)
@@ -162,12 +205,11 @@ class RunData:
 
 
 def load_run(folder: str | Path) -> RunData:
-    """Read a run folder; journals of a run that never closed are converted first, and an
-    older layout is migrated."""
+    """Read a run folder in place (:func:`read_table`): nothing is written, converted or
+    removed, whether the run closed, is still going, or was killed."""
     folder = Path(folder)
     manifest = read_manifest(folder)
-    version = manifest.get("schema_version", SCHEMA_VERSION)
-    frames = {name: _migrate(_load_table(folder, name, version), manifest) for name in TABLES}
+    frames = {name: read_table(folder, name, manifest) for name in TABLES}
     return RunData(folder, frames["requests"], frames["subgraphs"], frames["sensors"], manifest,
                    frames["phone_runs"], frames["phone_ops"])
 
@@ -175,18 +217,25 @@ def load_run(folder: str | Path) -> RunData:
 def read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pd.DataFrame:
     """A table as the run folder holds it, read in place: its parquet file, else what its
     journal holds (a run still going, or one that never closed), migrated from an older
-    layout. Unlike :func:`load_run` it never writes into the folder."""
+    layout. It never writes into the folder. A journal that its recorder converts while it
+    is read is read again, as the parquet file it became."""
+    try:
+        frame = _read_table(folder, name, manifest)
+    except FileNotFoundError:
+        frame = _read_table(folder, name, manifest)
+    return _migrate(frame, manifest)
+
+
+def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pd.DataFrame:
     columns = TABLES[name]
     if (folder / f"{name}.parquet").exists():
-        frame = read_parquet(folder / f"{name}.parquet")
-    elif (folder / f"{name}.arrows").exists():
-        frame = journal_frame(folder / f"{name}.arrows", columns)
-    elif (folder / f"{name}.parts").is_dir():
-        frame = parts_frame(folder / f"{name}.parts", columns)
-    else:
-        frame = lines_frame(folder / f"{name}.jsonl",
-                            _line_columns(name, manifest.get("schema_version", SCHEMA_VERSION)))
-    return _migrate(frame, manifest)
+        return read_parquet(folder / f"{name}.parquet")
+    if (folder / f"{name}.arrows").exists():
+        return journal_frame(folder / f"{name}.arrows", columns)
+    if (folder / f"{name}.parts").is_dir():
+        return parts_frame(folder / f"{name}.parts", columns)
+    return lines_frame(folder / f"{name}.jsonl",
+                       _line_columns(name, manifest.get("schema_version", SCHEMA_VERSION)))
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
@@ -203,30 +252,6 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict):
         raise UserError(f"{str(path)!r} is not a run manifest (a JSON object)")
     return manifest
-
-
-def _load_table(folder: Path, name: str, version: int) -> pd.DataFrame:
-    """A table's parquet file, made first from its journal if the run never closed."""
-    parquet = folder / f"{name}.parquet"
-    if parquet.exists():
-        return read_parquet(parquet)
-    if name not in RUNTIME_TABLES and not (folder / f"{name}.jsonl").exists():
-        return empty(TABLES[name])  # an older folder, or a run without a phone
-    _convert(folder, name, version)
-    return read_parquet(parquet)
-
-
-def _convert(folder: Path, name: str, version: int) -> None:
-    """The table's journal as its parquet file: an Arrow journal, older versions' parquet
-    parts or JSON-lines journal; no journal at all is an empty table."""
-    columns = TABLES[name]
-    if (folder / f"{name}.arrows").exists():
-        convert_arrows(folder / f"{name}.arrows", folder / f"{name}.parquet", columns)
-    elif (folder / f"{name}.parts").is_dir():
-        join_parts(folder / f"{name}.parts", folder / f"{name}.parquet", columns)
-    else:
-        convert_lines(folder / f"{name}.jsonl", folder / f"{name}.parquet",
-                      _line_columns(name, version))
 
 
 def _line_columns(name: str, version: int) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 SIGINT, a second SIGINT during shutdown and SIGTERM end the run as ``interrupted`` with the
 journals closed into parquet; SIGKILL leaves the manifest at ``running`` and the journals
-(every batch written before the kill), which reading the folder converts.
+(every batch written before the kill), which reading the folder reads in place (never
+converting them), and whose claim no one holds (compare flags it as never closed).
 
 In the default run, SIGINT, double SIGINT and SIGTERM are real signals sent to this process
 while ``harness.__main__.main()`` runs in it (its handlers are the ones a shell's Ctrl-C
@@ -27,7 +28,9 @@ from pathlib import Path
 import pytest
 
 from harness.__main__ import main
+from harness.reporting.compare import flags
 from harness.reporting.journal import journal_frame
+from harness.reporting.runfolder import RunFolder, State
 from harness.reporting.store import RunRecorder, load_run
 from harness.seams.rows import REQUEST_COLUMNS
 from tests.fixtures.paths import REPO
@@ -92,10 +95,10 @@ def _in_process(folder: Path, monkeypatch: pytest.MonkeyPatch, sig: int,
     if again_on_close:
         close = RunRecorder.close
 
-        def close_after_a_second_sigint(self: RunRecorder) -> None:
+        def close_after_a_second_sigint(self: RunRecorder, release: bool = True) -> None:
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
-            close(self)
+            close(self, release)
 
         monkeypatch.setattr(RunRecorder, "close", close_after_a_second_sigint)
     sender = threading.Thread(target=_signal_when_rows, args=(folder, sig), daemon=True)
@@ -150,7 +153,11 @@ def test_sigkill_then_reading_the_journals(killed: Path) -> None:
     journaled = _journaled(killed / "requests.arrows")
     run = load_run(killed)
     assert len(run.requests) == journaled > 0  # every batch written before the kill
-    assert (killed / "requests.parquet").exists() and not (killed / "requests.arrows").exists()
+    # read in place: nothing converted, and the run is read as killed, not as going on
+    assert not (killed / "requests.parquet").exists() and (killed / "requests.arrows").exists()
+    folder = RunFolder(killed)
+    assert folder.state == State.RUNNING and folder.recorder_pid is None
+    assert any("never closed" in line for line in flags(folder))
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +201,7 @@ def test_a_signal_ends_the_run_interrupted_with_parquet(
 
 
 @pytest.mark.slow
-def test_sigkill_leaves_journals_that_reading_converts(stopped: dict) -> None:
+def test_sigkill_leaves_journals_read_in_place(stopped: dict) -> None:
     returncode, _, folder = stopped["sigkill"]
     assert returncode == -signal.SIGKILL
     assert _manifest(folder)["status"] == "running"
@@ -202,7 +209,7 @@ def test_sigkill_leaves_journals_that_reading_converts(stopped: dict) -> None:
     journaled = _journaled(folder / "requests.arrows")
     run = load_run(folder)
     assert len(run.requests) == journaled > 0
-    assert (folder / "requests.parquet").exists()
+    assert not (folder / "requests.parquet").exists()
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")

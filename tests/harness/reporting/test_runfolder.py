@@ -1,6 +1,6 @@
 """A run folder read through RunFolder: typed facts equal to what the session wrote, structured
 failures, and reading that never writes (journals read in place give the frames
-``load_run``'s conversion gives).
+the recorder's conversion gives; ``load_run`` reads in place too).
 
 Two real twin runs, made once: k50pro FRS, TFLite and Band, two seeds, a memory budget Band's
 3073 unit subgraphs do not fit in (Band fails on every seed, TFLite runs); and the same run
@@ -28,13 +28,17 @@ from harness.reporting.runfolder import (
     State,
     config_digest,
 )
-from harness.reporting.store import TABLES, load_run
+from harness.reporting.store import RUNTIME_TABLES, TABLES, load_run
 from harness.seams.errors import UserError
 from harness.seams.plan import PlanCounts
 
 OVERRIDES = ("device=k50pro", "scenario=frs", "run=[tflite,band]", "scenario.duration_s=0.5",
              "scenario.warmup_s=0.1", "seed.count=2", "plots=false",
              "device.twin.memory_budget_mb=150")
+
+
+#: the recorder's conversion (the ``journaled`` fixture switches it off while it lives)
+CONVERT = journal.convert_arrows
 
 
 @pytest.fixture(scope="module")
@@ -107,15 +111,19 @@ def test_reading_never_writes_into_the_folder(closed: Path, journaled: Path) -> 
         assert listing(folder) == before
 
 
-def test_journals_read_in_place_are_the_tables_load_run_converts(journaled: Path,
-                                                                 tmp_path: Path) -> None:
+def test_journals_read_in_place_are_the_tables_the_recorder_converts(journaled: Path,
+                                                                      tmp_path: Path) -> None:
     assert (journaled / "requests.arrows").exists()
     assert not (journaled / "requests.parquet").exists()
+    before = listing(journaled)
+    in_place = load_run(journaled)
+    assert listing(journaled) == before  # load_run converts nothing, removes nothing
     copy = tmp_path / "copy"
     shutil.copytree(journaled, copy)
-    converted = load_run(copy)  # converts the copy's journals (and removes them)
+    for name in RUNTIME_TABLES:  # what the recorder does with its own journals at close
+        CONVERT(copy / f"{name}.arrows", copy / f"{name}.parquet", TABLES[name])
     assert (copy / "requests.parquet").exists() and not (copy / "requests.arrows").exists()
-    in_place = RunFolder(journaled).data
+    converted = load_run(copy)
     for name in TABLES:
         pd.testing.assert_frame_equal(getattr(in_place, name), getattr(converted, name),
                                       check_exact=True)

@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 
 from harness.reporting import parquet
+from harness.reporting.runfolder import RunFolder
 from harness.reporting.store import RunRecorder, load_run
+from harness.seams.claim import LOCK
 from harness.seams.errors import UserError
 
 
@@ -57,16 +59,22 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 def test_a_killed_run_keeps_every_written_batch(tmp_path: Path) -> None:
     """Rows are written when a batch is full and when a second went by; a kill loses only
-    the rows held since (here one), and a batch cut by the kill ends the journal."""
+    the rows held since (here one), and a batch cut by the kill ends the journal. The killed
+    run's folder is read in place, as it is: no finishing step, nothing written into it, and
+    its claim is no longer held (the run is not going on)."""
     proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(tmp_path)], check=False)
     assert proc.returncode == -signal.SIGKILL
     assert not (tmp_path / "requests.parquet").exists()
     with (tmp_path / "requests.arrows").open("ab") as fh:
         fh.write(b"\xff\xff\xff\xff\x90\x01\x00\x00garbage")  # a batch cut by the kill
+    before = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.iterdir())
     run = load_run(tmp_path)
     assert list(run.requests["request_id"]) == [0, 1, 2]
     assert list(run.requests["status"]) == ["ok", "dropped", "ok"]
-    assert not (tmp_path / "requests.arrows").exists()
+    assert list(load_run(tmp_path).requests["request_id"]) == [0, 1, 2]  # read again: same
+    assert sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns)
+                  for p in tmp_path.iterdir()) == before
+    assert (tmp_path / LOCK).exists() and RunFolder(tmp_path).recorder_pid is None
 
 
 def test_unknown_schema_is_refused(tmp_path: Path) -> None:

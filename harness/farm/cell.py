@@ -15,7 +15,7 @@ import contextlib
 import json
 import time
 import traceback
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from omegaconf import MISSING, DictConfig
 
 from harness.farm.lock import holding
 from harness.farm.plan import Cell, read_plan
+from harness.seams.fields import NONNEG, spec
 
 CELL_FILE = "cell.json"
 
@@ -37,7 +38,7 @@ class CellConf:
     # the night's plan.json
     plan: str = MISSING
     # the index of the cell in it
-    cell: int = 0
+    cell: int = field(default=0, metadata=spec("", NONNEG, "the index of the cell in the plan"))
 
 
 ConfigStore.instance().store(name="cell_schema", node=CellConf)

@@ -36,6 +36,7 @@ def register_all() -> None:
     """Register every schema: the run's and its components' and each tool's."""
     from harness import analyze
     from harness.calibrate import config as calibrate
+    from harness.farm import cell  # noqa: F401  (registers the cell's schema on import)
     from harness.farm import config as farm
     from harness.paper import config as paper
 

@@ -34,7 +34,7 @@ bench: native
 
 zoo: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,zoo]'
-	$(BIN)/python -m harness.zoo build
+	$(BIN)/python -m harness.zoo build --keras
 
 clean:
 	rm -rf $(VENV) .native build *.egg-info .pytest_cache .mypy_cache .ruff_cache

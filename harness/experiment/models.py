@@ -2,10 +2,11 @@
 
 A model is a zoo name (:mod:`harness.models.zoo`) or a file (:mod:`harness.models.byo`:
 ``path.tflite`` or ``name:path``). A zoo model's committed graph profile is enough for a
-simulated device; a device that runs real files (the host, a phone) needs the built
-``.tflite`` in the zoo cache. A file's profile is computed on first use and cached by content
-hash under the zoo cache; it is checked to run on LiteRT first, and refused with the op's name
-and its path if it cannot.
+simulated device; a device that runs real files (the host, a phone) needs its ``.tflite`` in
+the zoo cache, written there from the profile on first use
+(:func:`harness.models.zoo.ensure_built`, no TensorFlow). A file's profile is computed on first
+use and cached by content hash under the zoo cache; it is checked to run on LiteRT first, and
+refused with the op's name and its path if it cannot.
 
 Scenario entries become plain names (:func:`model_names`): results, traffic and reports know a
 model by its name, the manifest's config keeps the path.
@@ -60,7 +61,7 @@ def check_names(scenario: str, entries: Sequence[str]) -> None:
 
 def load_models(scenario: str, entries: Sequence[str], files: bool, cache: Path) -> Models:
     """Graph profiles of ``entries``; with ``files``, their ``.tflite`` files (zoo models
-    built under ``cache``)."""
+    written under ``cache`` where missing) and the graphs read from them."""
     check_names(scenario, entries)
     graphs: dict[str, ModelGraph] = {}
     paths: dict[str, Path] = {}
@@ -68,23 +69,13 @@ def load_models(scenario: str, entries: Sequence[str], files: bool, cache: Path)
         name, path = byo.parse(entry)
         if path is not None:
             graphs[name], paths[name] = byo.profile(name, path, cache), path
-        elif files:
-            paths[name] = zoo.tflite_path(name, cache)
-        else:
+        elif not files:
             graphs[name] = zoo.load_graph(name)
     if files:
-        _check_built(entries, paths, cache)
+        built = [n for n in model_names(entries) if n not in paths]
+        paths |= zoo.ensure_built(built, cache)
         graphs |= _read_built(paths, graphs)
     return Models({n: graphs[n] for n in model_names(entries)}, paths if files else {})
-
-
-def _check_built(entries: Sequence[str], paths: Mapping[str, Path], cache: Path) -> None:
-    missing = [n for n in model_names(entries) if not paths[n].exists()]
-    if missing:
-        raise UserError(
-            f"the host device runs real .tflite files; build them first: "
-            f"python -m harness.zoo build {' '.join(missing)} --cache {cache}"
-        )
 
 
 def _read_built(paths: Mapping[str, Path], done: Mapping[str, ModelGraph]

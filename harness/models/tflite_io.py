@@ -44,10 +44,13 @@ DTYPE_NAMES: Mapping[int, str] = {
 _BITS = {"float64": 64, "int64": 64, "uint64": 64, "complex64": 64, "complex128": 128,
          "float32": 32, "int32": 32, "uint32": 32, "float16": 16, "bfloat16": 16, "int16": 16,
          "uint16": 16, "int4": 4, "uint4": 4, "int2": 2}
-_ACTIVATIONS = {
+#: ActivationFunctionType value -> name (``RELU6``); Padding value -> name (``SAME``)
+ACTIVATIONS: Mapping[int, str] = {
     v: k for k, v in vars(schema.ActivationFunctionType).items() if not k.startswith("_")
 }
-_PADDINGS = {v: k for k, v in vars(schema.Padding).items() if not k.startswith("_")}
+PADDINGS: Mapping[int, str] = {
+    v: k for k, v in vars(schema.Padding).items() if not k.startswith("_")
+}
 _RENAMES = {"fusedActivationFunction": "fused_activation", "dilationHFactor": "dilation_h",
             "dilationWFactor": "dilation_w", "filterHeight": "filter_h",
             "filterWidth": "filter_w", "strideH": "stride_h", "strideW": "stride_w",
@@ -206,17 +209,19 @@ def _builtin_options(obj: object) -> dict[str, Any]:
     if obj is None:
         return {}
     return {
-        _snake(key): _option_value(key, value)
+        option_name(key): _option_value(key, value)
         for key, value in vars(obj).items()
-        if _is_plain(value)
+        if is_plain_option(value)
     }
 
 
-def _snake(key: str) -> str:
+def option_name(key: str) -> str:
+    """The profile's name of an options attribute (``strideH`` -> ``stride_h``)."""
     return _RENAMES.get(key) or re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
-def _is_plain(value: object) -> bool:
+def is_plain_option(value: object) -> bool:
+    """A value the profile keeps: a number, a flag or a list of integers."""
     if isinstance(value, list | np.ndarray):
         return all(isinstance(v, int | np.integer) for v in value)
     return isinstance(value, bool | int | float | np.bool_ | np.integer | np.floating)
@@ -224,9 +229,9 @@ def _is_plain(value: object) -> bool:
 
 def _option_value(key: str, value: Any) -> Any:
     if key == "fusedActivationFunction":
-        return _ACTIVATIONS.get(int(value), str(value))
+        return ACTIVATIONS.get(int(value), str(value))
     if key == "padding":
-        return _PADDINGS.get(int(value), str(value))
+        return PADDINGS.get(int(value), str(value))
     if isinstance(value, list | np.ndarray):
         return [int(v) for v in value]
     if isinstance(value, bool | np.bool_):

@@ -7,12 +7,15 @@ op mix and op support do not depend on trained values, and nothing has to be dow
 
 Two products per model:
 
-* the ``.tflite`` file, built on demand into a cache directory (``.cache/zoo`` by default,
-  never committed) by :func:`build` or ``python -m harness.zoo build`` — this needs the
-  ``zoo`` extra (``tensorflow-cpu``);
 * its JSON graph profile (:class:`~harness.seams.graph.ModelGraph`), committed as package data in
   ``harness/models/zoo/profiles/<name>.json``, so that simulated devices, analysis and tests need
-  neither TensorFlow nor the ``.tflite`` file (:func:`load_graph`).
+  neither TensorFlow nor the ``.tflite`` file (:func:`load_graph`); with it, the model's recipe
+  (:mod:`harness.models.zoo.recipe`);
+* the ``.tflite`` file, in a cache directory (``.cache/zoo`` by default, never committed),
+  written from the profile and recipe without TensorFlow (:func:`build`, ``python -m
+  harness.zoo build``; :func:`ensure_built` on a device's first use): the same ops, options,
+  tensors and weight sizes, other random weights. :func:`build_keras` (``build --keras``, the
+  ``zoo`` extra: ``tensorflow-cpu``) is the exact rebuild, which also makes the profiles.
 
 ``paper_ops`` is the op count of the ADMS paper's Table III where it gives one;
 ``matches_paper`` says whether this build claims to be within :data:`PAPER_TOLERANCE` of it
@@ -25,13 +28,20 @@ import dataclasses
 import importlib
 import importlib.metadata
 import importlib.util
+import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
 
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
+
+if TYPE_CHECKING:
+    from harness.models.zoo.recipe import Recipe
 
 #: relative tolerance on the op count for models that claim to match the paper
 PAPER_TOLERANCE = 0.15
@@ -166,26 +176,70 @@ def require_tensorflow() -> None:
         raise UserError(f"building zoo models needs TensorFlow; {ZOO_EXTRA_HINT}")
 
 
-def build(name: str, cache_dir: str | Path = DEFAULT_CACHE, seed: int = 0) -> Path:
-    """Build ``name`` with random weights from ``seed`` and write its ``.tflite`` into the cache.
+def load_recipe(name: str) -> Recipe:
+    """The recipe (:mod:`harness.models.zoo.recipe`) in ``name``'s committed profile."""
+    from harness.models.zoo.recipe import Recipe
 
-    Imports TensorFlow (lazily); returns the path of the written file.
-    """
+    path = profile_path(name)
+    data = json.loads(path.read_text())
+    if "tflite" not in data:
+        raise UserError(f"{str(path)!r} has no recipe; rebuild it with "
+                        f"python -m harness.zoo build --keras {name}")
+    return Recipe.from_dict(data["tflite"])
+
+
+def build(name: str, cache_dir: str | Path = DEFAULT_CACHE, seed: int = 0) -> Path:
+    """Write ``name``'s ``.tflite`` from its committed profile (no TensorFlow), constants drawn
+    from ``seed``, into the cache; returns its path."""
+    from harness.models.zoo.writer import write
+
+    data = write(load_graph(name), load_recipe(name), seed)
+    return _store(name, cache_dir, data)
+
+
+def ensure_built(names: Sequence[str], cache_dir: str | Path = DEFAULT_CACHE) -> dict[str, Path]:
+    """Each model's cached ``.tflite``, written from its profile first where it is missing,
+    with a progress bar (a device that runs real files calls this on first use)."""
+    missing = [n for n in names if not tflite_path(n, cache_dir).is_file()]
+    if missing:
+        from rich.progress import Progress
+
+        with Progress(console=Console(stderr=True), transient=False) as progress:
+            task = progress.add_task("writing zoo models", total=len(missing))
+            for name in missing:
+                progress.update(task, description=f"writing {name}.tflite from its profile")
+                build(name, cache_dir)
+                progress.advance(task)
+            progress.update(task, description=f"wrote {len(missing)} zoo models to {cache_dir}")
+    return {n: tflite_path(n, cache_dir) for n in names}
+
+
+def build_keras(name: str, cache_dir: str | Path = DEFAULT_CACHE, seed: int = 0) -> Path:
+    """Build ``name`` with its Keras builder, random weights from ``seed``, and write its
+    ``.tflite`` into the cache (the exact rebuild; imports TensorFlow lazily)."""
     model = get(name)
     require_tensorflow()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     module_name, func_name = model.builder.split(":")
     func = getattr(importlib.import_module(module_name), func_name)
-    data: bytes = func(seed)
+    return _store(name, cache_dir, func(seed))
+
+
+def _store(name: str, cache_dir: str | Path, data: bytes) -> Path:
+    """Write ``data`` as ``name``'s cached file, atomically (a reader never sees half)."""
     path = tflite_path(name, cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_bytes(data)
+    partial.replace(path)
     return path
 
 
-def make_profile(name: str, tflite: str | Path, seed: int = 0) -> ModelGraph:
-    """Read a built ``.tflite`` into a graph profile whose ``meta`` records how it was made."""
-    from harness.models.tflite_io import read_tflite
+def make_profile(name: str, tflite: str | Path, seed: int = 0) -> tuple[ModelGraph, Recipe]:
+    """Read a Keras-built ``.tflite`` into a graph profile whose ``meta`` records how it was
+    made, and its recipe."""
+    from harness.models.tflite_io import load_model_object, read_tflite
+    from harness.models.zoo.recipe import recipe_of
 
     model = get(name)
     graph = read_tflite(tflite, model.name)
@@ -197,7 +251,16 @@ def make_profile(name: str, tflite: str | Path, seed: int = 0) -> ModelGraph:
         "keras": _version("keras"),
         "input_shape": list(model.input_shape),
     }
-    return dataclasses.replace(graph, meta=meta)
+    return dataclasses.replace(graph, meta=meta), recipe_of(load_model_object(tflite))
+
+
+def save_profile(graph: ModelGraph, recipe: Recipe, path: str | Path) -> Path:
+    """Write a profile with its recipe under ``"tflite"`` (as :meth:`ModelGraph.save`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {**graph.to_dict(), "tflite": recipe.to_dict()}
+    path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    return path
 
 
 def _version(*distributions: str) -> str:

@@ -1,12 +1,15 @@
 """Command line of the model zoo.
 
     python -m harness.zoo list
-    python -m harness.zoo build [NAMES...] [--cache DIR] [--seed N] [--profiles DIR]
+    python -m harness.zoo build [NAMES...] [--cache DIR] [--seed N]
+    python -m harness.zoo build --keras [NAMES...] [--cache DIR] [--seed N] [--profiles DIR]
 
 ``list`` prints the registry from the committed graph profiles (no TensorFlow needed).
-``build`` builds the named models (all by default) into the ``.tflite`` cache, writes each
-model's JSON graph profile (into the cache dir unless ``--profiles`` names another) and prints
-the same table for what it built. An unknown model name is a one-line error with exit code 2.
+``build`` writes the named models (all by default) into the ``.tflite`` cache from their
+committed profiles (no TensorFlow needed) and prints the same table for what it wrote. With
+``--keras`` it rebuilds them with their Keras builders instead (the ``zoo`` extra) and writes
+each model's JSON graph profile, with its recipe (into the cache dir unless ``--profiles``
+names another). An unknown model name is a one-line error with exit code 2.
 """
 
 from __future__ import annotations
@@ -32,11 +35,15 @@ def _parser() -> argparse.ArgumentParser:
                                      description="Build and list the model zoo.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="print the registry from the committed graph profiles")
-    build = sub.add_parser("build", help="build .tflite files and write their graph profiles")
+    build = sub.add_parser("build", help="write .tflite files from the committed profiles, or "
+                                         "rebuild them and their profiles with Keras")
     build.add_argument("names", nargs="*", metavar="NAME", help="models to build (default: all)")
     build.add_argument("--cache", type=Path, default=zoo.DEFAULT_CACHE,
                        help=f"directory for the .tflite files (default: {zoo.DEFAULT_CACHE})")
     build.add_argument("--seed", type=int, default=0, help="weight seed (default: 0)")
+    build.add_argument("--keras", action="store_true",
+                       help="rebuild with the Keras builders (needs the zoo extra) and write "
+                            "graph profiles")
     build.add_argument("--profiles", type=Path, default=None,
                        help="directory for the JSON graph profiles (default: the cache dir; "
                             "pass the package's harness/models/zoo/profiles to update the "
@@ -108,18 +115,28 @@ def _quiet(enabled: bool) -> Iterator[None]:
                 os.close(fd)
 
 
+def _build_keras(name: str, args: argparse.Namespace) -> tuple[Path, ModelGraph]:
+    with _quiet(not args.verbose):
+        path = zoo.build_keras(name, args.cache, args.seed)
+    graph, recipe = zoo.make_profile(name, path, args.seed)
+    zoo.save_profile(graph, recipe, Path(args.profiles or args.cache) / f"{name}.json")
+    return path, graph
+
+
+def _build(name: str, args: argparse.Namespace) -> tuple[Path, ModelGraph]:
+    return zoo.build(name, args.cache, args.seed), zoo.load_graph(name)
+
+
 def cmd_build(args: argparse.Namespace, console: Console) -> None:
     names = args.names or zoo.names()
     for name in names:
         zoo.get(name)  # every name is checked before anything is built
-    zoo.require_tensorflow()
+    if args.keras:
+        zoo.require_tensorflow()
     graphs, seconds = [], {}
     for name in names:
         start = time.perf_counter()
-        with _quiet(not args.verbose):
-            path = zoo.build(name, args.cache, args.seed)
-        graph = zoo.make_profile(name, path, args.seed)
-        graph.save(Path(args.profiles or args.cache) / f"{name}.json")
+        path, graph = (_build_keras if args.keras else _build)(name, args)
         seconds[name] = time.perf_counter() - start
         console.print(f"built {name}: {path} ({graph.num_ops} ops, {seconds[name]:.0f} s)")
         graphs.append(graph)

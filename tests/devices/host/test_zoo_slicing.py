@@ -1,6 +1,6 @@
 """Every zoo model, cut into the analyzer's unit subgraphs on the K50 Pro, runs in a chain of
-slices that gives exactly the whole model's outputs (``-m zoo``; a missing model is built into
-``.cache/zoo``, which needs the ``zoo`` extra).
+slices that gives exactly the whole model's outputs (``-m zoo``; a missing model is written into
+``.cache/zoo`` from its profile).
 
 The partition is the one ADMS schedules: the units of ``analyze(..., window_size=1,
 merge=False)`` at the K50 Pro's op support (``conf/device/k50pro.yaml``). One slice per unit is
@@ -49,13 +49,8 @@ CACHE = ROOT / zoo.DEFAULT_CACHE
 
 
 def zoo_tflite(name: str) -> Path:
-    """The model's ``.tflite`` in the zoo cache, built there first if it is missing."""
-    path = zoo.tflite_path(name, CACHE)
-    if not path.is_file():
-        pytest.importorskip("tensorflow", reason=f"{path} is missing and building it needs "
-                                                 f"TensorFlow; {zoo.ZOO_EXTRA_HINT}")
-        zoo.build(name, CACHE)
-    return path
+    """The model's ``.tflite`` in the zoo cache, written there from its profile if missing."""
+    return zoo.ensure_built([name], CACHE)[name]
 
 
 def k50pro_units(graph: ModelGraph) -> list[list[int]]:

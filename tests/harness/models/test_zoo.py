@@ -98,13 +98,25 @@ def test_tflite_path_is_in_the_cache(tmp_path: Path) -> None:
     assert zoo.tflite_path("yolov3", tmp_path) == tmp_path / "yolov3.tflite"
 
 
-def test_build_without_tensorflow_names_the_extra(
+def test_keras_build_without_tensorflow_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setitem(sys.modules, "tensorflow", None)
     with pytest.raises(UserError, match=r"pip install -e '\.\[zoo\]'"):
-        zoo.build("mobilenet_v1", tmp_path)
+        zoo.build_keras("mobilenet_v1", tmp_path)
     assert not (tmp_path / "mobilenet_v1.tflite").exists()
+
+
+def test_cli_keras_build_without_tensorflow_exits_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.models.zoo.__main__ import main
+
+    monkeypatch.setitem(sys.modules, "tensorflow", None)
+    with pytest.raises(SystemExit) as exc:
+        main(["build", "--keras", "mobilenet_v1", "--cache", str(tmp_path)])
+    assert exc.value.code == 2
+    assert "zoo extra" in capsys.readouterr().err
 
 
 def test_icn_quant_is_int8() -> None:
@@ -137,12 +149,13 @@ def test_importing_the_zoo_does_not_import_tensorflow() -> None:
 
 
 @pytest.mark.zoo
-def test_build_mobilenet_v1_matches_committed_profile(tmp_path: Path) -> None:
+def test_keras_build_of_mobilenet_v1_matches_committed_profile(tmp_path: Path) -> None:
     pytest.importorskip("tensorflow")
-    path = zoo.build("mobilenet_v1", tmp_path, seed=0)
+    path = zoo.build_keras("mobilenet_v1", tmp_path, seed=0)
     assert path == tmp_path / "mobilenet_v1.tflite" and path.is_file()
-    graph = zoo.make_profile("mobilenet_v1", path, seed=0)
+    graph, recipe = zoo.make_profile("mobilenet_v1", path, seed=0)
     assert graph.num_ops == 31
     committed = zoo.load_graph("mobilenet_v1")
     assert [op.kind for op in graph.ops] == [op.kind for op in committed.ops]
     assert graph.meta["seed"] == 0 and graph.meta["builder"] == committed.meta["builder"]
+    assert recipe == zoo.load_recipe("mobilenet_v1")

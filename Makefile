@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test bench lint zoo native clean
+.PHONY: run test bench lint zoo native runner clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,6 +18,12 @@ native: $(STAMP)
 ifneq ($(HARNESS_NATIVE),0)
 	$(BIN)/python -m harness.native build
 endif
+
+# the native runner (runner/, C++17 on LiteRT's C API; needs cmake and g++), built in
+# runner/build against the libLiteRt.so of the venv's ai-edge-litert wheel
+runner: $(STAMP)
+	cmake -S runner -B runner/build -DPYTHON=$(abspath $(BIN))/python
+	cmake --build runner/build -j
 
 run: native
 	$(BIN)/python -m harness $(ARGS)

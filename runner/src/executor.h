@@ -1,0 +1,87 @@
+// The executor: starts one worker per processor, checks what they loaded against the plan,
+// then runs the traffic. Its state (requests, ready subgraphs, idle processors, the traffic)
+// sits behind one mutex. Each completion is handled on the worker thread that produced it:
+// log it, hand its outputs over to the request's tensors (by source tensor index), ready the
+// request's next subgraph, admit closed-loop arrivals, ask the policy, send jobs to idle
+// workers. A hand-over thus costs one thread wake-up (the next worker's). The calling thread
+// only admits timed arrivals and waits for the end. A request's subgraphs run in plan order;
+// a worker runs one job at a time.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "joblog.h"
+#include "plan.h"
+#include "policy.h"
+#include "traffic.h"
+#include "worker.h"
+
+namespace runner {
+
+class LiteRtRuntime;
+
+class Executor {
+ public:
+  Executor(const Plan& plan, const std::string& slices_dir, LiteRtRuntime& runtime, int warmup);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // byte size of a model tensor (a model input or a subgraph boundary), from the slices
+  std::size_t tensor_bytes(std::size_t model, int tensor) const;
+  // the bytes every request of `model` gets for input `tensor` (zeros unless set)
+  void set_input(std::size_t model, int tensor, Bytes bytes);
+  // runs until the traffic is finished and every request done; throws on the first failure
+  void run(Traffic& traffic, const Policy& policy, RunLog& log);
+  // the model outputs of the model's last finished request (empty before any)
+  const std::map<int, Tensor>& last_outputs(std::size_t model) const {
+    return last_outputs_[model];
+  }
+
+ private:
+  struct Request {
+    std::size_t model = 0;
+    int64_t arrival_ns = 0;
+    std::size_t next = 0;  // position of the next subgraph in the model's order
+    std::map<int, Tensor> tensors;
+  };
+  // what run() lends the completion handler
+  struct Run {
+    Traffic* traffic = nullptr;
+    const Policy* policy = nullptr;
+    RunLog* log = nullptr;
+  };
+
+  void check_loaded(std::size_t processor, const LoadReport& report);
+  void complete(Completion c);  // on a worker thread
+  void finish(const Completion& c);
+  void step();  // admit what is due, then dispatch
+  void admit(const std::vector<Release>& releases);
+  void ready_next(int64_t id, Request& request);
+  void dispatch();
+  void send(const ReadyJob& job, std::size_t processor);
+  bool over() const { return !error_.empty() || (run_.traffic->finished() && requests_.empty()); }
+
+  const Plan& plan_;
+  std::map<std::pair<std::size_t, int>, std::size_t> sizes_;  // (model, tensor) -> bytes
+  std::vector<std::map<int, Tensor>> inputs_, last_outputs_;  // per model
+  std::mutex mutex_;                                          // guards everything below
+  std::condition_variable wake_;                              // run() waits on it
+  Run run_;
+  std::map<int64_t, Request> requests_;  // active, by id
+  std::vector<ReadyJob> ready_;
+  std::vector<bool> idle_;
+  int64_t next_id_ = 0;
+  std::string error_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // last: stopped first
+};
+
+}  // namespace runner

@@ -1,0 +1,135 @@
+// The runner's command line: reads the plan, loads the slices on pinned workers, runs the
+// traffic with the built-in policy, writes the logs and (optionally) the last outputs.
+// Any failure ends with one `error: ...` line on stderr and exit status 1; usage errors 2.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "errors.h"
+#include "executor.h"
+#include "litert_runtime.h"
+
+namespace runner {
+namespace {
+
+const char* kUsage =
+    "usage: runner --plan FILE --slices DIR --log FILE\n"
+    "              (--frames N | --streams N | --arrivals FILE)\n"
+    "              [--requests FILE] [--inputs DIR] [--outputs DIR] [--warmup N]\n"
+    "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n";
+
+using Args = std::map<std::string, std::string>;
+
+Args parse_args(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; i += 2) {
+    std::string key = argv[i];
+    if (key.rfind("--", 0) != 0 || i + 1 >= argc)
+      throw RunnerError("bad argument '" + key + "'\n" + kUsage);
+    args[key.substr(2)] = argv[i + 1];
+  }
+  for (const auto& [key, value] : args) {
+    static const char* known[] = {"plan",
+                                  "slices",
+                                  "log",
+                                  "frames",
+                                  "streams",
+                                  "arrivals",
+                                  "requests",
+                                  "inputs",
+                                  "outputs",
+                                  "warmup",
+                                  "litert-runtime-dir",
+                                  "litert-dispatch-dir"};
+    if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
+      throw RunnerError("unknown option --" + key + "\n" + kUsage);
+    }
+  }
+  for (const char* required : {"plan", "slices", "log"}) {
+    if (!args.count(required))
+      throw RunnerError(std::string("missing --") + required + "\n" + kUsage);
+  }
+  return args;
+}
+
+int count(const Args& args, const std::string& key, int fallback) {
+  auto it = args.find(key);
+  if (it == args.end()) return fallback;
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    throw RunnerError("--" + key + " wants a number, not '" + it->second + "'");
+  }
+}
+
+std::unique_ptr<Traffic> make_traffic(const Args& args, const Plan& plan) {
+  int modes =
+      static_cast<int>(args.count("frames") + args.count("streams") + args.count("arrivals"));
+  if (modes != 1)
+    throw RunnerError(std::string("give exactly one of --frames, --streams, --arrivals\n") +
+                      kUsage);
+  if (args.count("frames")) return frames_traffic(plan, count(args, "frames", 0));
+  if (args.count("streams")) return streams_traffic(plan, count(args, "streams", 0));
+  return arrivals_traffic(plan, args.at("arrivals"));
+}
+
+std::string tensor_file(const std::string& dir, const ModelSpec& model, int tensor) {
+  return dir + "/" + model.name + "." + std::to_string(tensor) + ".bin";
+}
+
+void read_inputs(const std::string& dir, const Plan& plan, Executor& executor) {
+  for (std::size_t m = 0; m < plan.models.size(); ++m) {
+    for (int t : plan.models[m].inputs) {
+      std::ifstream in(tensor_file(dir, plan.models[m], t), std::ios::binary);
+      if (!in) continue;  // zeros
+      executor.set_input(m, t, Bytes(std::istreambuf_iterator<char>(in), {}));
+    }
+  }
+}
+
+void write_outputs(const std::string& dir, const Plan& plan, const Executor& executor) {
+  for (std::size_t m = 0; m < plan.models.size(); ++m) {
+    for (const auto& [t, bytes] : executor.last_outputs(m)) {
+      std::string path = tensor_file(dir, plan.models[m], t);
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(bytes->data()),
+                static_cast<std::streamsize>(bytes->size()));
+      if (!out) throw RunnerError("cannot write " + path);
+    }
+  }
+}
+
+int run(int argc, char** argv) {
+  Args args = parse_args(argc, argv);
+  Plan plan = read_plan(args.at("plan"));
+  auto traffic = make_traffic(args, plan);
+  RuntimeFolders folders{args.count("litert-runtime-dir") ? args.at("litert-runtime-dir") : "",
+                         args.count("litert-dispatch-dir") ? args.at("litert-dispatch-dir") : ""};
+  LiteRtRuntime runtime(folders);
+  Executor executor(plan, args.at("slices"), runtime, count(args, "warmup", 1));
+  if (args.count("inputs")) read_inputs(args.at("inputs"), plan, executor);
+  {
+    RunLog log(args.at("log"), args.count("requests") ? args.at("requests") : "");
+    executor.run(*traffic, PlannedPolicy(), log);
+  }
+  if (args.count("outputs")) write_outputs(args.at("outputs"), plan, executor);
+  return 0;
+}
+
+}  // namespace
+}  // namespace runner
+
+int main(int argc, char** argv) {
+  try {
+    return runner::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    std::cerr << "error: " << message << (message.back() == '\n' ? "" : "\n");
+    return 1;
+  }
+}

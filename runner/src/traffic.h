@@ -1,0 +1,45 @@
+// Where requests come from. Closed loops live in the runner (frames: one request per model,
+// the next frame when all finished; streams: each model its own closed loop); open-loop
+// traffic (periodic, Poisson) is generated on the host from the run's seeded traffic and
+// shipped as a file of arrival times, one "<offset_ns> <model>" line each, offsets from the
+// run's start.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plan.h"
+
+namespace runner {
+
+struct Release {
+  std::size_t model = 0;
+  int64_t arrival_ns = 0;  // CLOCK_REALTIME
+};
+
+class Traffic {
+ public:
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  virtual ~Traffic() = default;
+  virtual void start(int64_t now_ns) = 0;
+  // the requests that have arrived by now_ns, not released before
+  virtual std::vector<Release> due(int64_t now_ns) = 0;
+  virtual void completed(std::size_t model) = 0;
+  // the next scheduled arrival, kNever when none is scheduled
+  virtual int64_t next_ns() const = 0;
+  // no request will ever arrive again
+  virtual bool finished() const = 0;
+};
+
+// `frames` frames over every model of the plan
+std::unique_ptr<Traffic> frames_traffic(const Plan& plan, int frames);
+// `requests` requests per model, each model its own closed loop
+std::unique_ptr<Traffic> streams_traffic(const Plan& plan, int requests);
+// arrival times read from `path`; throws RunnerError on a bad line or unknown model
+std::unique_ptr<Traffic> arrivals_traffic(const Plan& plan, const std::string& path);
+
+}  // namespace runner

@@ -1,0 +1,77 @@
+// One worker per processor: a thread pinned to the processor's cores (sched_setaffinity) that
+// creates the processor's backend, loads and owns its slices, then runs the jobs the executor
+// sends it, one at a time, timing the input/output copies apart from the invoke. It reports
+// each completion by calling the executor on its own thread (no hop through another thread).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mailbox.h"
+#include "plan.h"
+
+namespace runner {
+
+using Bytes = std::vector<uint8_t>;
+using Tensor = std::shared_ptr<const Bytes>;
+
+struct Job {
+  int64_t request = 0;
+  std::size_t subgraph = 0;    // index into Plan::subgraphs
+  std::vector<Tensor> inputs;  // in the slice's input order
+  bool stop = false;           // ends the worker
+};
+
+struct Completion {
+  int64_t request = 0;
+  std::size_t subgraph = 0;
+  std::size_t processor = 0;
+  int64_t start_ns = 0, end_ns = 0;    // CLOCK_REALTIME: job taken .. outputs copied out
+  int64_t copy_ns = 0, invoke_ns = 0;  // inputs in + outputs out; the invoke alone
+  std::vector<Tensor> outputs;         // in the slice's output order
+  std::string error;                   // non-empty: the job failed
+};
+
+// What a worker loaded: byte sizes of each slice's inputs and outputs, by subgraph.
+struct LoadReport {
+  std::string error;
+  std::map<std::size_t, std::vector<std::size_t>> input_bytes, output_bytes;
+};
+
+class LiteRtRuntime;
+
+class Worker {
+ public:
+  using OnDone = std::function<void(Completion)>;
+  // starts the thread, which pins itself, loads its processor's slices from `slices_dir`, runs
+  // each `warmup` times, then runs jobs, calling `on_done` (on this thread) after each
+  Worker(const Plan& plan, std::size_t processor, const std::string& slices_dir,
+         LiteRtRuntime& runtime, int warmup, OnDone on_done);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  LoadReport wait_loaded() { return loaded_.get(); }
+  void run(Job job) { jobs_.put(std::move(job)); }
+
+ private:
+  void main(const std::string& slices_dir, LiteRtRuntime& runtime, int warmup);
+  void execute(const Job& job, class Slice& slice);
+
+  const Plan& plan_;
+  std::size_t processor_;
+  Mailbox<Job> jobs_;
+  OnDone on_done_;
+  std::promise<LoadReport> load_promise_;
+  std::future<LoadReport> loaded_;
+  std::thread thread_;
+};
+
+}  // namespace runner

@@ -1,0 +1,146 @@
+"""The native runner from the tests' side: building it, laying out slices and plans as the
+harness will ship them to a phone, running it, and reading its job log.
+
+Slices are cut by :class:`~devices.host.slicing.ModelSlicer` and written as
+``<slices>/<sha256[:16]>/<file>``, the layout ``devices/adb/deploy.py`` pushes. The plan file
+format is the runner's (``runner/README.md``, "Plan file").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from devices.host.slicing import ModelSlicer
+from tests.fixtures.paths import REPO
+
+SOURCE = REPO / "runner"
+#: the build folder `make runner` uses (ignored by git)
+BUILD = SOURCE / "build"
+
+
+def missing_tools() -> str | None:
+    """Why the runner cannot be built here, or None."""
+    absent = [tool for tool in ("cmake", "g++") if shutil.which(tool) is None]
+    if absent:
+        return f"{' and '.join(absent)} not installed (apt-get install cmake g++)"
+    return None
+
+
+def build(build_dir: Path = BUILD, *options: str) -> Path:
+    """Configure (once) and build the runner; returns the binary."""
+    if not (build_dir / "CMakeCache.txt").exists():
+        subprocess.run(["cmake", "-S", str(SOURCE), "-B", str(build_dir),
+                        f"-DPYTHON={sys.executable}", *options],
+                       check=True, capture_output=True, text=True)
+    subprocess.run(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1)],
+                   check=True, capture_output=True, text=True)
+    return build_dir / "runner"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A plan and its slices on disk."""
+
+    plan: Path
+    slices: Path
+    #: model -> number of subgraphs
+    subgraphs: dict[str, int]
+
+
+def cut(model: Path, parts: int) -> list[tuple[bytes, tuple[int, ...], tuple[int, ...]]]:
+    """``model`` cut into ``parts`` contiguous op ranges: (bytes, inputs, outputs) of each
+    non-empty slice."""
+    slicer = ModelSlicer(model)
+    bounds = np.linspace(0, len(slicer.operators), parts + 1).astype(int)
+    slices = []
+    for start, end in itertools.pairwise(bounds):
+        data, plan = slicer.build(range(int(start), int(end)))
+        if data is not None:
+            slices.append((data, plan.input_tensors, plan.output_tensors))
+    return slices
+
+
+def _ints(values: Sequence[int]) -> str:
+    return ",".join(map(str, values))
+
+
+def lay_out(root: Path, models: dict[str, Path], parts: int, cores: Sequence[int]) -> Layout:
+    """Slices of every model (``parts`` each) and a plan that puts subgraph k on processor
+    ``k % len(cores)``, one processor per core (XNNPACK, one thread); no cores: one processor,
+    not pinned."""
+    slices_dir = root / "slices"
+    pins = [str(c) for c in cores] or [""]
+    lines = [f"processor cpu{i} accelerator=cpu threads=1 cores={c}" for i, c in enumerate(pins)]
+    counts = {}
+    for name, path in models.items():
+        sub = ModelSlicer(path).model.subgraphs[0]
+        lines.append(f"model {name} inputs={_ints(sub.inputs)} outputs={_ints(sub.outputs)}")
+        pieces = cut(path, parts)
+        for k, (data, ins, outs) in enumerate(pieces):
+            folder = slices_dir / hashlib.sha256(data).hexdigest()[:16]
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{name}_{k}.tflite").write_bytes(data)
+            lines.append(f"subgraph {name} {k} processor=cpu{k % len(pins)} "
+                         f"slice={folder.name}/{name}_{k}.tflite inputs={_ints(ins)} "
+                         f"outputs={_ints(outs)}")
+        counts[name] = len(pieces)
+    plan = root / "plan.txt"
+    plan.write_text("\n".join(lines) + "\n")
+    return Layout(plan, slices_dir, counts)
+
+
+def run(binary: Path, layout: Layout, *args: str, check: bool = True
+        ) -> subprocess.CompletedProcess[str]:
+    """The runner on ``layout``; its job log goes to ``<plan folder>/jobs.tsv``."""
+    log = layout.plan.parent / "jobs.tsv"
+    result = subprocess.run([str(binary), "--plan", str(layout.plan), "--slices",
+                             str(layout.slices), "--log", str(log), *args],
+                            capture_output=True, text=True, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"runner failed ({result.returncode}): {result.stderr[-2000:]}")
+    return result
+
+
+@dataclass(frozen=True)
+class JobRow:
+    request: int
+    model: str
+    subgraph: int
+    processor: str
+    start_ns: int
+    end_ns: int
+    copy_ns: int
+    invoke_ns: int
+
+
+def read_jobs(path: Path) -> list[JobRow]:
+    lines = path.read_text().splitlines()
+    assert lines[0].split("\t") == ["request", "model", "subgraph", "processor", "start_ns",
+                                    "end_ns", "copy_ns", "invoke_ns"]
+    rows = []
+    for line in lines[1:]:
+        r, m, s, p, *times = line.split("\t")
+        rows.append(JobRow(int(r), m, int(s), p, *(int(t) for t in times)))
+    return rows
+
+
+def ready_gaps_ns(rows: Sequence[JobRow]) -> list[int]:
+    """Ready-to-start gaps: each subgraph's start minus its predecessor's end (same request)."""
+    by_request: dict[int, list[JobRow]] = {}
+    for row in rows:
+        by_request.setdefault(row.request, []).append(row)
+    gaps = []
+    for jobs in by_request.values():
+        jobs.sort(key=lambda j: j.subgraph)
+        gaps += [b.start_ns - a.end_ns for a, b in itertools.pairwise(jobs)]
+    return gaps

@@ -1,0 +1,83 @@
+"""The runner's other builds, slow (a full compile each): with ASan and UBSan, with TSan, and
+for aarch64 under qemu-user (``runner/cross/aarch64.sh``). Each runs chained slices, which
+must reproduce the whole model bit for bit as the x86 release build does in
+``test_runner.py`` (aarch64: its own whole-model run; Python on x86 within rounding).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.runner import native
+from tests.runner.test_runner import random_inputs, whole_model_outputs
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(native.missing_tools() is not None,
+                                 reason=f"runner not buildable: {native.missing_tools()}")]
+
+CORES = sorted(os.sched_getaffinity(0))[:2]
+CROSS = native.SOURCE / "cross" / "aarch64.sh"
+
+
+def outputs(root: Path, model: Path, name: str, command: list[str], parts: int = 3,
+            cores: Sequence[int] = ()) -> tuple[dict[int, bytes], dict[int, bytes]]:
+    """Runs ``command`` + the runner's arguments on ``model`` cut in ``parts`` (one worker per
+    core, or one unpinned): the runner's outputs and Python LiteRT's on the whole model (same
+    seeded inputs)."""
+    layout = native.lay_out(root, {name: model}, parts=parts, cores=cores)
+    (root / "in").mkdir()
+    (root / "out").mkdir()
+    inputs = random_inputs(model, root / "in", name)
+    result = subprocess.run([*command, "--plan", str(layout.plan), "--slices", str(layout.slices),
+                             "--log", str(root / "jobs.tsv"), "--frames", "2",
+                             "--inputs", str(root / "in"), "--outputs", str(root / "out")],
+                            capture_output=True, text=True, timeout=1200)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, result.stderr
+    assert len(native.read_jobs(root / "jobs.tsv")) == 2 * layout.subgraphs[name]
+    got = {int(p.name.split(".")[1]): p.read_bytes() for p in (root / "out").iterdir()}
+    return got, whole_model_outputs(model, inputs)
+
+
+@pytest.mark.parametrize("sanitizer", ["address", "thread"])
+def test_sanitizer_build(tmp_path_factory: pytest.TempPathFactory,
+                         tiny_models: dict[str, Path], sanitizer: str) -> None:
+    binary = native.build(tmp_path_factory.mktemp(sanitizer), f"-DRUNNER_SANITIZE={sanitizer}",
+                          "-DCMAKE_BUILD_TYPE=Debug")
+    for name in ("branchy", "fallback"):
+        got, expected = outputs(tmp_path_factory.mktemp(name), tiny_models[name], name,
+                                [str(binary)], cores=CORES)
+        assert got == expected
+
+
+def cross_missing() -> str | None:
+    tools = ("aarch64-linux-gnu-g++", "qemu-aarch64", "unshare")
+    absent = [t for t in tools if not shutil.which(t)]
+    if absent:
+        return f"{', '.join(absent)} missing (apt-get install g++-aarch64-linux-gnu qemu-user)"
+    if os.geteuid() != 0:
+        return "qemu run needs root (bind-mounts an aarch64 /proc/cpuinfo)"
+    return None
+
+
+@pytest.mark.skipif(cross_missing() is not None, reason=f"aarch64 build: {cross_missing()}")
+def test_aarch64_build_under_qemu(tmp_path: Path, tiny_models: dict[str, Path]) -> None:
+    env = {**os.environ, "PYTHON": sys.executable}
+    built = subprocess.run([str(CROSS), "build"], capture_output=True, text=True, env=env,
+                           timeout=1800)
+    assert built.returncode == 0, built.stderr[-3000:]
+    model, run = tiny_models["mobile_block"], [str(CROSS), "run"]
+    chained, python_x86 = outputs(tmp_path / "chained", model, "mobile_block", run)
+    whole, _ = outputs(tmp_path / "whole", model, "mobile_block", run, parts=1)
+    assert chained == whole
+    for index, value in python_x86.items():  # XNNPACK's Arm kernels round differently
+        np.testing.assert_allclose(np.frombuffer(chained[index], np.float32),
+                                   np.frombuffer(value, np.float32), rtol=1e-5, atol=1e-7)

@@ -36,6 +36,7 @@ def register_all() -> None:
     """Register every schema: the run's and its components' and each tool's."""
     from harness import analyze
     from harness.calibrate import config as calibrate
+    from harness.farm import cell  # noqa: F401  (registers the cell's schema on import)
     from harness.farm import config as farm
     from harness.paper import config as paper
 
@@ -45,8 +46,9 @@ def register_all() -> None:
 
 
 def schemas() -> list[type]:
-    """Every registered schema class and each dataclass reachable from one, in the order
-    the ConfigStore holds them (call :func:`register_all` first)."""
+    """Every registered schema class of the project and each dataclass reachable from one,
+    by the ConfigStore's group and name (so the order does not depend on which module
+    registered first; call :func:`register_all` first)."""
     found: dict[type, None] = {}
     for node in _stored(ConfigStore.instance().repo):
         cls = OmegaConf.get_type(node)
@@ -57,7 +59,7 @@ def schemas() -> list[type]:
 
 
 def _stored(repo: dict[str, Any]) -> Iterator[DictConfig]:
-    for value in repo.values():
+    for _, value in sorted(repo.items()):
         if isinstance(value, dict):
             yield from _stored(value)
         elif isinstance(getattr(value, "node", None), DictConfig):

@@ -126,17 +126,18 @@ def compose_file(path: str | Path, schema: type) -> Any:
     group = path.parent.name
     with user_errors(), initialize_config_dir(str(path.parent.parent), version_base="1.3"):
         cfg = hydra_compose(overrides=[f"+{group}={path.stem}"])
-        return to_object(cfg[group], schema)
+        return to_object(cfg[group], schema, group)
 
 
-def to_object(cfg: Any, schema: type) -> Any:
+def to_object(cfg: Any, schema: type, path: str = "") -> Any:
     """Validate ``cfg`` against ``schema`` and return the typed object, every field held to
     its declared range (:func:`~harness.seams.fields.check`): the same validation for every
-    command and every device YAML."""
+    command and every device YAML. ``path`` is where ``cfg`` sits in the whole config (the
+    prefix of the keys its errors name)."""
     with user_errors():
         merged = OmegaConf.merge(OmegaConf.structured(schema), cfg)
         typed = OmegaConf.to_object(merged)
-    check(typed)
+    check(typed, path)
     return typed
 
 

@@ -105,7 +105,7 @@ class _ReversedStarts:
     def schedule(self, view: SchedulerView) -> Decision:
         decision = self._policy.schedule(view)
         order = sorted(decision.assignments, key=lambda a: a.subgraph.processor, reverse=True)
-        return Decision(tuple(order), decision.drops, decision.work)
+        return Decision(tuple(order), decision.drops, work=decision.work)
 
 
 def _tables(folder: Path, cache: Path) -> Mapping[str, pd.DataFrame]:

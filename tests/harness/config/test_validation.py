@@ -113,9 +113,8 @@ def validate(device: str, key: str, text: str) -> None:
     container, schema, prefix = plain(device, top, rest.split(".")[0])
     node = copy.deepcopy(container)
     _set(node, key[len(prefix):].lstrip(".").split("."), yaml.safe_load(text))
-    typed = to_object(node, schema)
+    typed = to_object(node, schema, prefix)
     check_keys(node, typed, prefix)
-    check(typed, prefix)
 
 
 def _set(node: Any, path: list[str], value: Any) -> None:

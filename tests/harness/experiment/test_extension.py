@@ -218,7 +218,7 @@ def test_an_ideal_device_runs_every_built_in_baseline(tmp_path: Path) -> None:
     data = load_run(folder)
     assert data.manifest["device"] == "ideal" and data.manifest["device_kind"] == "twin"
     ok = data.requests[data.requests["status"] == "ok"]
-    assert set(ok["baseline"]) == {"tflite", "tflite_gpu", "band", "adms"}
+    assert set(ok["baseline"]) == {"tflite", "tflite_gpu", "band", "adms", "adms_ef"}
     assert set(data.subgraphs["processor"]) <= {"cpu", "gpu"}
 
 

@@ -169,8 +169,13 @@ def adms_tiny_plans() -> dict[str, ModelPlan]:
             "b": tiny_plan("b", [("cpu", (0,)), ("gpu", (0,))])}
 
 
+#: ADMS as built (``adms_ef``): the project's four additions on (docs/adms-as-built.md)
+AS_BUILT = AdmsConf(earliest_finish=True, queue_aware=True, exclusive_aware=True,
+                    load_ordered=True)
+
+
 def test_adms_exact_trace() -> None:
-    """ADMS plans: a = unit 0 or 1 on either processor (cpu 1400, gpu 2040 each), or both
+    """ADMS as built (``adms_ef``), plans: a = unit 0 or 1 on either processor (cpu 1400, gpu 2040 each), or both
     units merged on the gpu (2080); b = cpu (1400) or gpu (2040). Idle processors are visited
     cpu first (equal load and temperature); a processor takes, among the jobs it finishes no
     later than their earliest projected finish, the lowest score S = slack + wait + resource
@@ -189,7 +194,7 @@ def test_adms_exact_trace() -> None:
     t=4120  gpu: a2 (2080; b2 ends sooner on the cpu, 80 + 1400)              a2 gpu 4120-6200
     t=4200  frame 1 done (4200 > 3000: no new frame); cpu: b2                  b2 cpu 4200-5600
     """
-    policy = AdmsPolicy(AdmsConf(), lambda plan, sg: 0, "tiny")
+    policy = AdmsPolicy(AS_BUILT, lambda plan, sg: 0, "tiny")
     assert run_tiny(policy, adms_tiny_plans()) == [
         ("cpu", "a", 0, 1400),
         ("gpu", "a", 0, 2080),
@@ -202,9 +207,10 @@ def test_adms_exact_trace() -> None:
 
 
 def test_adms_exact_trace_counting_only_running_work() -> None:
-    """The same run with ``queue_aware: false`` (``adms_strict``): at t=0 the cpu is only
+    """The same run with ``queue_aware: false`` (``adms_strict``, on ``adms_ef``): at t=0 the cpu is only
     b's earliest choice, since the gpu looks free for a1 too (ends at 2080 < 2800)."""
-    policy = AdmsPolicy(AdmsConf(queue_aware=False), lambda plan, sg: 0, "tiny")
+    policy = AdmsPolicy(dataclasses.replace(AS_BUILT, queue_aware=False), lambda plan, sg: 0,
+                        "tiny")
     assert run_tiny(policy, adms_tiny_plans()) == [
         ("cpu", "b", 0, 1400),
         ("gpu", "a", 0, 2080),

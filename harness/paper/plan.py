@@ -140,8 +140,9 @@ def fig6(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
 #: the three systems the paper compares, Band in the paper's configuration, and ADMS as the
 #: project built it (`adms_ef`) beside the paper's rule (`adms`)
 PAPER_SYSTEMS = ("tflite", "band", "adms", "adms_ef")
-#: Figure 8 also runs TFLite as apps ship it (`tflite_gpu`) and Band at its strongest: ``band_best`` is ``band`` and its five other
-#: schedulers and ``band7`` (conf/config.yaml), the best of those that complete every seed
+#: Figure 8 also runs TFLite as apps ship it (``tflite_gpu``) and Band at its strongest:
+#: ``band_best`` is ``band`` and its five other schedulers and ``band7`` (conf/config.yaml),
+#: the best of those that complete every seed
 FIG8_SYSTEMS = ("tflite", "tflite_gpu", "band_best", "adms", "adms_ef")
 
 

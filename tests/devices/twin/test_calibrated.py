@@ -83,7 +83,8 @@ def test_mechanisms_still_act_on_a_measured_subgraph(conf: TwinDeviceConf) -> No
 def test_bad_measured_tables_are_one_line_errors(conf: TwinDeviceConf) -> None:
     with pytest.raises(UserError, match="measured_us key 'mobilenet_v1' is not"):
         with_measured(conf, "gpu", {"mobilenet_v1": 10.0})
-    out_of_range = r"measured_us\.mobilenet_v1:0-3=-1 is out of range: it must be > 0 and <= [0-9]+ µs"
+    out_of_range = (r"measured_us\.mobilenet_v1:0-3=-1 is out of range: "
+                    r"it must be > 0 and <= [0-9]+ µs")
     with pytest.raises(UserError, match=out_of_range):
         with_measured(conf, "gpu", {"mobilenet_v1:0-3": -1.0})
     spec = with_measured(conf, "gpu", {f"mobilenet_v1:0-{GRAPH.num_ops}": 10.0})

@@ -27,7 +27,7 @@ from omegaconf import DictConfig, OmegaConf
 from harness.config import reference
 from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf, ScenarioConf, SeedsConf
-from harness.config.validate import check, check_keys
+from harness.config.validate import check_keys
 from harness.experiment.components import device_class, policy_class, register
 from harness.experiment.session import compose_run
 from harness.seams.errors import UserError

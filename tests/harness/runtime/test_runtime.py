@@ -175,8 +175,8 @@ AS_BUILT = AdmsConf(earliest_finish=True, queue_aware=True, exclusive_aware=True
 
 
 def test_adms_exact_trace() -> None:
-    """ADMS as built (``adms_ef``), plans: a = unit 0 or 1 on either processor (cpu 1400, gpu 2040 each), or both
-    units merged on the gpu (2080); b = cpu (1400) or gpu (2040). Idle processors are visited
+    """ADMS as built (``adms_ef``), plans: a = unit 0 or 1 on either processor (cpu 1400,
+    gpu 2040 each), or both units merged on the gpu (2080); b = cpu (1400) or gpu (2040). Idle processors are visited
     cpu first (equal load and temperature); a processor takes, among the jobs it finishes no
     later than their earliest projected finish, the lowest score S = slack + wait + resource
     (docstring of adms.scheduler). The projection places the examined jobs in queue order,
@@ -207,8 +207,8 @@ def test_adms_exact_trace() -> None:
 
 
 def test_adms_exact_trace_counting_only_running_work() -> None:
-    """The same run with ``queue_aware: false`` (``adms_strict``, on ``adms_ef``): at t=0 the cpu is only
-    b's earliest choice, since the gpu looks free for a1 too (ends at 2080 < 2800)."""
+    """The same run with ``queue_aware: false`` (``adms_strict``, on ``adms_ef``): at t=0 the
+    cpu is only b's earliest choice, since the gpu looks free for a1 too (ends at 2080 < 2800)."""
     policy = AdmsPolicy(dataclasses.replace(AS_BUILT, queue_aware=False), lambda plan, sg: 0,
                         "tiny")
     assert run_tiny(policy, adms_tiny_plans()) == [

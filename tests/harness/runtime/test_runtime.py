@@ -175,13 +175,13 @@ AS_BUILT = AdmsConf(earliest_finish=True, queue_aware=True, exclusive_aware=True
 
 
 def test_adms_exact_trace() -> None:
-    """ADMS as built (``adms_ef``), plans: a = unit 0 or 1 on either processor (cpu 1400,
-    gpu 2040 each), or both units merged on the gpu (2080); b = cpu (1400) or gpu (2040).
-    Idle processors are visited cpu first (equal load and temperature); a processor takes,
-    among the jobs it finishes no later than their earliest projected finish, the lowest
-    score S = slack + wait + resource (docstring of adms.scheduler). The projection places the examined jobs in queue order,
-    each where it ends first after the work already placed (``queue_aware``). Frames 0 and 1
-    are issued at 0: queue a0 b0 a1 b1. Scores below in ms (no SLO: T_SLO = T_avg).
+    """ADMS as built (``adms_ef``), plans: a = unit 0 or 1 on either processor (cpu 1400, gpu 2040
+    each), or both units merged on the gpu (2080); b = cpu (1400) or gpu (2040). Idle processors
+    are visited cpu first (equal load and temperature); a processor takes, among the jobs it
+    finishes no later than their earliest projected finish, the lowest score S = slack + wait +
+    resource (docstring of adms.scheduler). The projection places the examined jobs in queue
+    order, each where it ends first after the work already placed (``queue_aware``). Frames 0
+    and 1 are issued at 0: queue a0 b0 a1 b1. Scores below in ms (no SLO: T_SLO = T_avg).
 
     t=0     projected finish a0 gpu 2080, b0 cpu 1400, a1 gpu 4160, b1 cpu 2800.
             cpu can meet b0, a1 (2800 <= 4160), b1; a1 scores lowest

@@ -11,9 +11,9 @@ Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame,
 temperature and time to the first throttle, each a mean over seeds. Every title states the
 load: frames in flight for the closed loop over frames. The same table renders three
 ways: ``rich`` tables for the terminal (after the run's verdicts, :mod:`.verdict`; split by
-columns to fit the console, :mod:`.tables`; then latency per model), ``summary.csv`` (every aggregated column with its
-interval bounds, one row per baseline; ``summary_seeds.csv`` keeps the per-seed values) and
-Markdown for notes.
+columns to fit the console, :mod:`.tables`; then latency per model), ``summary.csv``
+(every aggregated column with its interval bounds, one row per baseline;
+``summary_seeds.csv`` keeps the per-seed values) and Markdown for notes.
 
 Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a name,
 with ``device_kind`` beside it), ``kind_meaning`` (or ``kind_words``), ``scenario`` (a name or a

@@ -7,6 +7,9 @@ Cells are plain text, never rich markup (a variant's name ``band[scheduler=heft]
 read as a markup tag and vanish). A
 column's width is its widest cell or header; a part takes columns left to right while the
 part's width (each column's width plus rich's padding and rule, :data:`PER_COLUMN`) fits.
+The first column is at most a third of the console (:func:`name_width`): a longer name (a
+variant, ``band[scheduler=heterogeneous_earliest_finish_time]``) folds onto a second line,
+whole, rather than leaving room for one column per part.
 
 **Latency per model.** The run's request latencies pool models of very different sizes (a
 4 ms detector and a 70 ms recogniser), so a pooled p90 says little about either. The
@@ -42,11 +45,18 @@ def widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
             for k, h in enumerate(headers)]
 
 
+def name_width(width: int) -> int:
+    """The widest the first column gets in a console ``width`` wide: a third of it (at
+    least 16); a longer name folds onto more lines, whole."""
+    return max(16, width // 3)
+
+
 def parts(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int
           ) -> list[list[int]]:
     """Column indices of each part: column 0 first in every part, the others in order, each
     part at most ``width`` wide (a column wider than that alone gets a part of its own)."""
     sizes = [w + PER_COLUMN for w in widths(headers, rows)]
+    sizes[0] = min(sizes[0], name_width(width) + PER_COLUMN)
     out: list[list[int]] = []
     for k in range(1, len(headers)):
         if out and 1 + sum(sizes[i] for i in out[-1]) + sizes[k] <= width:
@@ -68,9 +78,10 @@ def fitted(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int,
         table = RichTable(title=Text(title) if title and n == 0 else None,
                           title_justify="left", caption_justify="left",
                           caption=Text(caption) if caption and last else None)
-        for k in columns:  # a name wider than the console folds; nothing else wraps
+        for k in columns:  # a long name folds; nothing else wraps
             table.add_column(Text(headers[k]), justify="left" if k in left else "right",
-                             no_wrap=k != 0, overflow="fold")
+                             no_wrap=k != 0, overflow="fold",
+                             max_width=name_width(width) if k == 0 else None)
         for row in rows:
             table.add_row(*(Text(row[k]) for k in columns))  # no markup: "band[x=1]"
         tables.append(table)

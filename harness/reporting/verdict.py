@@ -106,15 +106,19 @@ class Verdict:
             return ""
         r = self.ratio
         if math.isnan(r.low) or math.isnan(r.high):
-            return f"paper {self.paper:.2f} ({self.paper_where})"
+            return f"paper {self.paper:.2f} ({_short(self.paper_where)})"
         where = ("within" if r.low <= self.paper <= r.high else
                  "above" if self.paper > r.high else "below")
-        return f"paper {self.paper:.2f} ({self.paper_where}): {where} ours"
+        return f"paper {self.paper:.2f} ({_short(self.paper_where)}): {where} ours"
 
     def lines(self) -> list[str]:
         """The box's lines after its title: ratio, method, paper, why."""
         paper_line = self.magnitude or "paper: no ratio for this pair"
         return [f"FPS ratio {self.interval}", f"({self.method})", paper_line, self.why]
+
+
+def _short(where: str) -> str:
+    return where.replace("Figure ", "Fig. ")
 
 
 def _bound(value: float) -> str:

@@ -31,9 +31,13 @@ def test_every_printed_table_fits_without_cutting_a_cell(tmp_path: Path, width: 
     assert max(len(line) for line in text.splitlines()) <= width
     if width < 80:  # a name wider than half the console folds, whole
         return
-    for shown in ("tflite (oracle)", "band[scheduler=heterogeneous_earliest_finish_time]",
-                  "adms", "subgraphs planned", "subgraphs executed", "×Band", "p99"):
+    for shown in ("tflite (oracle)", "band[scheduler=heterogeneous_", "adms",
+                  "subgraphs planned", "subgraphs executed", "×Band", "p99"):
         assert shown in text, shown
+    # the long name folds in the tables, whole: its pieces on consecutive lines
+    assert "finish_time]" in text
+    assert len(tables.parts(["baseline", *"abcdefghij"], [["x" * 51, *"0123456789"]],
+                            80)) == 1
 
 
 def test_a_narrow_console_splits_columns_and_repeats_the_names() -> None:

@@ -50,7 +50,7 @@ pairs = pair_ms(run.data.requests)
 util = m.processors.pivot_table(index=["baseline", "seed"], columns="processor",
                                 values="utilization") * 100
 util["mean"] = util.mean(axis=1)
-pairs.groupby("baseline")["pair_ms"].mean(), util.groupby("baseline").mean()
+display(pairs.groupby("baseline")["pair_ms"].mean().to_frame(), util.groupby("baseline").mean())
 
 # %%
 figures.FOLDER.mkdir(exist_ok=True)

@@ -61,7 +61,7 @@ def not_finished_pct(run: nb.Run) -> pd.Series:
 
 
 failure_pct = not_finished_pct(failure)
-failure_pct.groupby("baseline").mean()
+failure_pct.groupby("baseline").mean().rename("% not finished").to_frame()
 
 
 # %%

@@ -134,7 +134,7 @@ at_one_runs = [r for r in found
                if float(r.folder.scenario_config["slo_multiplier"]) == 1.0]
 split = latency_split(at_one_runs[0]) if at_one_runs else pd.DataFrame()
 throttle = throttled(at_one_runs[0]) if at_one_runs else pd.Series(dtype=float)
-display(split, throttle)
+display(split, throttle.rename("throttled share of samples").to_frame())
 
 
 def why_slo(baseline: str, model: str) -> str:

@@ -4,12 +4,14 @@
 2. collect the runs of every selected artifact (:mod:`harness.paper.plan`) and run each
    distinct one once, reusing complete folders (:mod:`harness.paper.runner`);
 3. execute each artifact's notebook (:mod:`harness.paper.execute`);
-4. write ``report/paper.html`` (self-contained) and ``report/paper.md`` (the summary table)
+4. write ``report/paper.html`` (self-contained) and ``report/paper.md`` (the summary table),
+   both opened by Figure 8's verdicts (:mod:`harness.paper.verdicts`)
    (:mod:`harness.reporting.html`).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from rich.console import Console
 
 from harness.config.compose import compose, to_object
 from harness.experiment.components import register
-from harness.paper import config, plan, runner
+from harness.paper import config, plan, runner, verdicts
 from harness.paper.config import PaperConf
 
 
@@ -75,6 +77,8 @@ def build(overrides: Sequence[str], console: Console | None = None) -> Built:
     facts = {"device": cfg.device_name, "mode": cfg.mode, "seconds": round(seconds, 1),
              "runs": {s: sum(o.status == s for o in outcomes.values())
                       for s in ("ran", "reused", "failed")}}
-    paths = html.write_report(out / "report", executed, facts)
+    index = json.loads((out / runner.INDEX_FILE).read_text())
+    judged = verdicts.paper_verdicts(verdicts.fig8_runs(index, out))
+    paths = html.write_report(out / "report", executed, facts, judged)
     errors = {a: e.error for a, e in executed if e.error}
     return Built(paths[0], paths[1], seconds, errors)

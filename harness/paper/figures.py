@@ -19,8 +19,7 @@ def figure(width: float, height: float) -> Figure:
 
 def save(fig: Figure, title: str, produced_by: str, name: str) -> Path:
     """Title it (the artifact, then who produced it), write ``figures/<name>.png``."""
-    fig.suptitle(f"{title}\n{produced_by}", fontsize=9)
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.suptitle(f"{title}\n{produced_by}", fontsize=9)  # the constrained layout places it
     FOLDER.mkdir(exist_ok=True)
     path = FOLDER / f"{name}.png"
     fig.savefig(path)

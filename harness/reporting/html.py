@@ -5,7 +5,9 @@ markdown-it), its tables (pandas' HTML) and its figures (PNG embedded as ``data:
 the file opens anywhere with nothing beside it; code sits folded under each output. On top,
 the summary table: every number the notebooks compared (``summary/<artifact>.json``,
 :func:`harness.paper.nb.emit`), paper value, ours (mean ± 95% CI), ratio, note. ``paper.md``
-is that summary table in Markdown.
+is that summary table in Markdown. Both open with the verdicts of Figure 8's runs
+(:mod:`harness.reporting.verdict`): one box per comparison of ADMS with a Band or TFLite row,
+its word in colour.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from harness.reporting import verdict
+from harness.reporting.verdict import Verdict
+
 _MD = MarkdownIt("commonmark").enable("table")
 SUMMARY_COLUMNS = ("artifact", "quantity", "kind", "paper", "ours (mean ± 95% CI)",
                    "ratio ours/paper", "note")
@@ -31,7 +36,12 @@ img{max-width:100%;border:1px solid #ddd;margin:.3em 0}
 pre{background:#f6f6f6;padding:.4em;font-size:11px;overflow-x:auto}
 pre.error{background:#fdd} section{border-top:3px solid #447;margin-top:2em}
 details{font-size:11px;color:#555}
+.verdicts{display:flex;flex-wrap:wrap;gap:.5em;margin:.5em 0}
+.verdict{border:2px solid;border-radius:4px;padding:.3em .6em;width:17em;font-size:12px}
+.verdict b.word{font-size:14px;display:block}
 """
+#: a run's verdicts as the report shows them: (label, verdicts, an object with ``shown``)
+Judged = Sequence[tuple[str, Sequence[Verdict], Any]]
 
 
 def summary_rows(folder: Path, artifacts: Sequence[str]) -> list[dict[str, Any]]:
@@ -76,10 +86,37 @@ def summary_cells(row: Mapping[str, Any]) -> list[str]:
             str(row.get("note", ""))]
 
 
-def summary_markdown(rows: Sequence[Mapping[str, Any]], facts: Mapping[str, Any]) -> str:
+def verdicts_markdown(judged: Judged) -> str:
+    """The verdicts under one heading per run ("" without any)."""
+    parts = [f"### {label}\n\n{verdict.markdown(list(found), who.shown)}"
+             for label, found, who in judged]
+    return ("## Verdict: ADMS over TFLite and Band (docs/verdict.md)\n\n"
+            + "\n".join(parts) + "\n") if parts else ""
+
+
+def verdicts_html(judged: Judged) -> str:
+    """One box per verdict, grouped by run ("" without any)."""
+    parts = []
+    for label, found, who in judged:
+        boxes = "".join(_box(v, who.shown) for v in found)
+        parts.append(f"<h3>{html.escape(label)}</h3><div class='verdicts'>{boxes}</div>")
+    return ("<h2>Verdict: ADMS over TFLite and Band</h2>" + "".join(parts)) if parts else ""
+
+
+def _box(v: Verdict, shown: Any) -> str:
+    colour = verdict.COLOURS[v.word]
+    lines = "<br>".join(html.escape(line) for line in v.lines())
+    return (f"<div class='verdict' style='border-color:{colour}'>"
+            f"{html.escape(shown(v.adms))} / {html.escape(shown(v.other))}"
+            f"<b class='word' style='color:{colour}'>{html.escape(v.word.value.upper())}</b>"
+            f"{lines}</div>")
+
+
+def summary_markdown(rows: Sequence[Mapping[str, Any]], facts: Mapping[str, Any],
+                     judged: Judged = ()) -> str:
     head = (f"# ADMS paper, regenerated: device {facts.get('device')}, mode "
             f"{facts.get('mode')}\n\nbuilt in {facts.get('seconds')} s; runs "
-            f"{facts.get('runs')}\n\n")
+            f"{facts.get('runs')}\n\n{verdicts_markdown(judged)}\n")
     lines = ["| " + " | ".join(SUMMARY_COLUMNS) + " |",
              "|" + "|".join("---" for _ in SUMMARY_COLUMNS) + "|"]
     lines += ["| " + " | ".join(c.replace("|", "/") for c in summary_cells(r)) + " |"
@@ -135,23 +172,24 @@ def notebook_html(artifact: str, notebook: Mapping[str, Any], error: str) -> str
 
 
 def page(sections: Sequence[str], rows: Sequence[Mapping[str, Any]],
-         facts: Mapping[str, Any]) -> str:
+         facts: Mapping[str, Any], judged: Judged = ()) -> str:
     title = f"ADMS paper, regenerated: device {facts.get('device')}, mode {facts.get('mode')}"
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
             f"</title><style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
             f"<p>built in {facts.get('seconds')} s; runs {html.escape(str(facts.get('runs')))}"
-            f"</p><h2>Summary: the paper beside ours</h2>{_summary_html(rows)}"
+            f"</p>{verdicts_html(judged)}<h2>Summary: the paper beside ours</h2>"
+            f"{_summary_html(rows)}"
             f"{''.join(sections)}</body></html>")
 
 
 def write_report(folder: Path, executed: Sequence[tuple[str, Any]],
-                 facts: Mapping[str, Any]) -> tuple[Path, Path]:
-    """``paper.html`` and ``paper.md`` in ``folder``; ``executed``: (artifact, an object
-    with ``notebook`` and ``error``)."""
+                 facts: Mapping[str, Any], judged: Judged = ()) -> tuple[Path, Path]:
+    """``paper.html`` and ``paper.md`` in ``folder``, opened by ``judged``; ``executed``:
+    (artifact, an object with ``notebook`` and ``error``)."""
     folder.mkdir(parents=True, exist_ok=True)
     rows = summary_rows(folder, [a for a, _ in executed])
     sections = [notebook_html(a, e.notebook, e.error) for a, e in executed]
     html_path, md_path = folder / "paper.html", folder / "paper.md"
-    html_path.write_text(page(sections, rows, facts))
-    md_path.write_text(summary_markdown(rows, facts))
+    html_path.write_text(page(sections, rows, facts, judged))
+    md_path.write_text(summary_markdown(rows, facts, judged))
     return html_path, md_path

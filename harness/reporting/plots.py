@@ -10,8 +10,12 @@
   measured span, one panel per baseline (Figure 10).
 
 Every figure's title names the load (frames in flight) and the device kind (a twin is a
-simulation), and a footer names the device, scenario, load and seed; baselines show by their
-report names (``tflite (oracle)``, :func:`~harness.reporting.report.shown_name`). Time axes
+simulation), and a footer names the device, scenario, load, seeds, main versions and commit;
+baselines show by their report names (``tflite (oracle)``, ``band[scheduler=heft]``,
+:meth:`~harness.reporting.report.RunIdentity.shown`), each in its one colour
+(:func:`~harness.reporting.layout.colour`). Legends sit outside the plotting area, one per
+figure, and no text or legend overlaps another (:func:`~harness.reporting.layout.overlaps`,
+checked by the tests); matplotlib's constrained layout places them. Time axes
 are seconds from each baseline's first row, since
 baselines run one after another on their own clocks. Figures are drawn with matplotlib's
 object API onto Agg canvases, so no global backend or pyplot state is touched.
@@ -29,31 +33,44 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from harness.reporting import metrics, outcomes, paper, power
+from harness.reporting.layout import colour, palette
 from harness.reporting.metrics import one_seed
-from harness.reporting.report import RunIdentity, run_identity, shown_name
+from harness.reporting.report import RunIdentity, run_identity
+from harness.reporting.stats import mean_ci
 from harness.reporting.store import RunData
 
 DPI = 110
 TIMELINE_MS = 100.0
 
 
+#: the footer's font size (points) and the width of one of its characters, in points
+FOOTER_PT, FOOTER_CHAR_PT = 7, 4.3
+
+
 def figure(width: float, height: float, dpi: int = DPI) -> Figure:
-    """A figure on its own Agg canvas (matplotlib's object API, no pyplot state)."""
-    fig = Figure(figsize=(width, height), dpi=dpi)
+    """A figure on its own Agg canvas (matplotlib's object API, no pyplot state), laid out
+    by matplotlib's constrained layout."""
+    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
 
 def _save(fig: Figure, identity: RunIdentity, title: str, path: Path) -> Path:
+    """Title (the load, the device kind) on top, provenance as a footer wrapped to the
+    figure's width; then write the PNG."""
     load = f" · {identity.load}" if identity.load else ""
     fig.suptitle(f"{title}{load}\n{identity.kind.upper()} = {identity.kind_meaning}",
                  fontsize=10)
-    fig.text(0.01, 0.005, identity.short(), fontsize=7, color="0.35", va="bottom")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    chars = int(fig.get_figwidth() * 72 / FOOTER_CHAR_PT) - 2
+    footer = textwrap.fill(identity.short(), max(40, chars))
+    # the figure's x label slot, so the constrained layout keeps everything clear of it
+    fig.supxlabel(footer, x=0.01, ha="left", fontsize=FOOTER_PT, color="0.35")
     fig.savefig(path)
     return path
 
@@ -65,36 +82,65 @@ def _seconds_since_start(frame: pd.DataFrame, column: str, starts: dict[str, int
 
 def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path,
              failed: Mapping[str, str] | None = None) -> Path:
-    """FPS per baseline: this run's mean with its 95% interval over seeds (bars and error
-    bars), each seed's value (dots), and the paper's where it has a value. ``failed``
-    (baseline -> why, for baselines with a failed seed) marks each in red: a baseline that
-    completed no seed keeps an empty slot, one that completed some has the note above its
-    bar (its bar: the seeds that completed)."""
+    """FPS per baseline: this run's mean with its 95% interval over seeds (a bar in the
+    baseline's colour, error bar, a dot per seed) and the paper's bar beside it (hatched),
+    where it has a value. ``failed`` (baseline -> why, for baselines with a failed seed)
+    marks each in red: a baseline that completed no seed keeps an empty slot, one that
+    completed some has the note above its bar (its bar: the seeds that completed)."""
     failed = dict(failed or {})
     present = [str(b) for b in pd.unique(per_seed["baseline"])]
     order = present + [b for b in failed if b not in present]
-    ours = per_seed.assign(source=f"this run ({identity.kind})").astype({"baseline": str})
     ref = paper.fig8_fps(identity.device, identity.paper_scenario)
-    theirs = pd.DataFrame({"baseline": [b for b in ref if b in order],
-                           "fps": [v for b, v in ref.items() if b in order],
-                           "source": "paper (Fig. 8)"})
-    data = pd.concat([ours[["baseline", "fps", "source"]], theirs], ignore_index=True)
-    fig = figure(max(7.0, 1.1 * len(order)), 5)
+    fig = figure(max(8.5, 1.1 * len(order) + 2.5), 5.4)
     ax = fig.subplots()
-    sns.barplot(data=data, x="baseline", y="fps", hue="source", ax=ax, order=order,
-                errorbar=("ci", 95), capsize=0.1)
-    sns.stripplot(data=ours, x="baseline", y="fps", order=order, color="black", size=3,
-                  ax=ax, dodge=False, jitter=0.15)
+    for x, baseline in enumerate(order):
+        _fps_bars(ax, x, baseline, per_seed, ref.get(baseline))
     _bounds(ax, per_seed, order)
-    # a slot for every baseline, data or not
-    ax.set_xticks(range(len(order)), [shown_name(b) for b in order])
-    ax.set_xlim(-0.5, len(order) - 0.5)
+    ax.set_xticks(range(len(order)), [identity.shown(b) for b in order], rotation=30,
+                  ha="right", rotation_mode="anchor")
+    ax.set_xlim(-0.6, len(order) - 0.4)
     for baseline, why in failed.items():
         _failed_note(ax, order.index(baseline), why, baseline in present)
     ax.set_ylabel("frames per second (every model finished)")
-    ax.tick_params(axis="x", labelrotation=30)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
+    fig.legend(handles=_fps_legend(identity, bool(ref), per_seed), fontsize=7,
+               loc="outside right center")
     return _save(fig, identity, "FPS (mean, 95% CI over seeds; dots: seeds)", path)
+
+
+#: our bar's and the paper's bar's offsets from a baseline's slot, and their width
+OURS_DX, PAPER_DX, BAR_W = -0.2, 0.2, 0.38
+
+
+def _fps_bars(ax: Any, x: int, baseline: str, per_seed: pd.DataFrame,
+              theirs: float | None) -> None:
+    values = per_seed.loc[per_seed["baseline"].astype(str) == baseline, "fps"].dropna()
+    tint = colour(baseline)
+    if len(values):
+        ci = mean_ci(list(values))
+        err = None if np.isnan(ci.low) else [[ci.mean - ci.low], [ci.high - ci.mean]]
+        ax.bar(x + OURS_DX, ci.mean, BAR_W, color=tint, yerr=err, capsize=3)
+        jitter = np.linspace(-0.08, 0.08, len(values)) if len(values) > 1 else [0.0]
+        ax.scatter(x + OURS_DX + np.asarray(jitter), values, s=9, color="black", zorder=4)
+    if theirs is not None:
+        ax.bar(x + PAPER_DX, theirs, BAR_W, color=tint, alpha=0.35, hatch="//",
+               edgecolor=tint)
+
+
+def _fps_legend(identity: RunIdentity, has_paper: bool, per_seed: pd.DataFrame) -> list[Any]:
+    handles: list[Any] = [Patch(color="0.5", label=f"this run ({identity.kind}), 95% CI"),
+                          Line2D([], [], marker="o", ls="", color="black", ms=3,
+                                 label="a seed")]
+    if has_paper:
+        handles.append(Patch(facecolor="0.8", hatch="//", edgecolor="0.5",
+                             label="paper (Fig. 8)"))
+    if "bound_fps" in per_seed.columns and per_seed["bound_fps"].notna().any():
+        bound = float(per_seed["bound_fps"].mean())
+        handles.append(Line2D([], [], ls="--", color="0.3",
+                              label=f"LP bound, every plan of the run ({bound:.1f})"))
+    if "own_bound_fps" in per_seed.columns and per_seed["own_bound_fps"].notna().any():
+        handles.append(Line2D([], [], marker="_", ls="", ms=14, mew=2, color="0.1",
+                              label="LP bound of its own plans"))
+    return handles
 
 
 def _failed_note(ax: Any, x: int, why: str, has_bar: bool) -> None:
@@ -109,18 +155,19 @@ def _failed_note(ax: Any, x: int, why: str, has_bar: bool) -> None:
                 ha="center", va="bottom", fontsize=7, color="tab:red", transform=where)
 
 
-def _bounds(ax: object, per_seed: pd.DataFrame, order: list[str]) -> None:
-    """The run's LP bound as a dashed line, each baseline's own-plan bound as a tick."""
+def _bounds(ax: Any, per_seed: pd.DataFrame, order: list[str]) -> None:
+    """The run's LP bound as a dashed line, each baseline's own-plan bound as a tick over
+    its own bar (not the paper's)."""
     if "bound_fps" in per_seed.columns and per_seed["bound_fps"].notna().any():
         bound = float(per_seed["bound_fps"].mean())
-        ax.axhline(bound, linestyle="--", color="0.3",  # type: ignore[attr-defined]
-                   label=f"LP bound, every plan of the run ({bound:.1f})")
-        ax.set_ylim(0, bound * 1.08)  # type: ignore[attr-defined]
+        ax.axhline(bound, linestyle="--", color="0.3")
+        ax.set_ylim(0, bound * 1.08)
     if "own_bound_fps" in per_seed.columns and per_seed["own_bound_fps"].notna().any():
-        own = per_seed.groupby("baseline", sort=False)["own_bound_fps"].mean()
+        own = per_seed.groupby(per_seed["baseline"].astype(str), sort=False)[
+            "own_bound_fps"].mean()
         xs = [k for k, b in enumerate(order) if b in own.index and own[b] == own[b]]
-        ax.scatter(xs, [own[order[k]] for k in xs], marker="_", s=500,  # type: ignore[attr-defined]
-                   color="tab:red", zorder=5, label="LP bound of its own plans")
+        ax.scatter([k + OURS_DX for k in xs], [own[order[k]] for k in xs], marker="_",
+                   s=300, linewidths=2, color="0.1", zorder=5)
 
 
 def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) -> Path:
@@ -129,15 +176,24 @@ def latency_cdf_plot(requests: pd.DataFrame, identity: RunIdentity, path: Path) 
                                                  outcomes.measured_span(requests, b))
                       for b in outcomes.baselines(requests)])
     rows = rows.dropna(subset=["latency_ms"]).astype({"baseline": str, "model": str})
-    rows["baseline"] = rows["baseline"].map(shown_name)
+    colours = palette(pd.unique(rows["baseline"]), identity.shown)
+    rows["baseline"] = rows["baseline"].map(identity.shown)
     models = list(pd.unique(rows["model"]))
-    fig = figure(4 * max(1, len(models)), 3.6)
+    fig = figure(4 * max(1, len(models)), 4.2)
     axes = np.atleast_1d(fig.subplots(1, max(1, len(models)), squeeze=False)[0])
     for ax, model in zip(axes, models, strict=False):
-        sns.ecdfplot(data=rows[rows["model"] == model], x="latency_ms", hue="baseline", ax=ax)
+        sns.ecdfplot(data=rows[rows["model"] == model], x="latency_ms", hue="baseline", ax=ax,
+                     palette=colours, legend=False)
         ax.set_title(model, fontsize=9)
         ax.set_xlabel("latency (ms)")
+    _baseline_legend(fig, colours)
     return _save(fig, identity, "Latency CDF", path)
+
+
+def _baseline_legend(fig: Figure, colours: Mapping[str, str]) -> None:
+    """One legend for the figure, right of its plots: a line per baseline in its colour."""
+    fig.legend(handles=[Line2D([], [], color=c, label=name) for name, c in colours.items()],
+               fontsize=7, loc="outside right center")
 
 
 def _sensor_frame(run: RunData) -> pd.DataFrame:
@@ -152,17 +208,23 @@ def thermal_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
     """Temperature (top) and frequency (bottom) per processor over time, per baseline."""
     sensors = _sensor_frame(run)
     names = outcomes.baselines(run.requests) or list(pd.unique(sensors["baseline"]))
-    fig = figure(4 * len(names), 6)
+    procs = [str(p) for p in pd.unique(sensors["processor"])]
+    tints = dict(zip(procs, [to_hex(c) for c in sns.color_palette("dark", len(procs))],
+                     strict=True))
+    fig = figure(max(7.0, 3.2 * len(names)), 6.4)
     axes = fig.subplots(2, len(names), squeeze=False, sharex="col", sharey="row")
     for col, baseline in enumerate(names):
         mine = sensors[sensors["baseline"] == baseline]
         for row, (y, label) in enumerate((("temperature_c", "°C"), ("frequency_ghz", "GHz"))):
             ax = axes[row][col]
             if mine[y].notna().any():
-                sns.lineplot(data=mine, x="t_s", y=y, hue="processor", ax=ax)
+                sns.lineplot(data=mine, x="t_s", y=y, hue="processor", ax=ax,
+                             palette=tints, legend=False)
             ax.set_ylabel(label)
             ax.set_xlabel("time (s)")
-        axes[0][col].set_title(shown_name(baseline), fontsize=9)
+        axes[0][col].set_title(identity.shown(baseline), fontsize=9)
+    fig.legend(handles=[Line2D([], [], color=c, label=p) for p, c in tints.items()],
+               fontsize=7, loc="outside right center")
     return _save(fig, identity, "Temperature and frequency", path)
 
 
@@ -172,15 +234,17 @@ def power_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
     parts = []
     for baseline, sensors in run.sensors.groupby("baseline"):
         series = power.power_series(sensors)
-        parts.append(pd.DataFrame({"baseline": shown_name(str(baseline)),
+        parts.append(pd.DataFrame({"baseline": identity.shown(str(baseline)),
                                    "power_w": series.to_numpy(),
                                    "t_s": (series.index - starts[str(baseline)]) / 1e9}))
-    fig = figure(7, 3.6)
+    colours = palette([str(b) for b in run.sensors["baseline"].unique()], identity.shown)
+    fig = figure(7, 4.4)
     ax = fig.subplots()
     sns.lineplot(data=pd.concat(parts, ignore_index=True), x="t_s", y="power_w",
-                 hue="baseline", ax=ax)
+                 hue="baseline", ax=ax, palette=colours, legend=False)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("power (W)")
+    _baseline_legend(fig, colours)
     return _save(fig, identity, "Power over time", path)
 
 
@@ -211,10 +275,10 @@ def timeline_plot(run: RunData, identity: RunIdentity, path: Path,
             ax.broken_barh(list(zip(mine["x_ms"], mine["w_ms"], strict=True)), (y - 0.4, 0.8),
                            facecolors=[colours[str(m)] for m in mine["model"]])
         ax.set_yticks(range(len(processors)), processors)
-        ax.set_title(shown_name(baseline), fontsize=9)
+        ax.set_title(identity.shown(baseline), fontsize=9)
     axes[-1].set_xlabel(f"ms from the start of the measured span (first {first_ms:g} ms)")
     fig.legend(handles=[Patch(color=c, label=m) for m, c in colours.items()],
-               loc="upper right", fontsize=7)
+               loc="outside right center", fontsize=7, title="model", title_fontsize=7)
     return _save(fig, identity, "Processor timeline", path)
 
 
@@ -223,7 +287,7 @@ def plot_all(run: RunData, out_dir: Path | None = None) -> list[Path]:
     power, timeline) show the first seed; FPS and latency pool every seed."""
     out = Path(out_dir or run.folder)
     out.mkdir(parents=True, exist_ok=True)
-    identity = run_identity(run.manifest)
+    identity = run_identity(run.manifest, run.folder)
     first = one_seed(run)
     single = replace(identity, seed=str(metrics.seeds_of(run)[0]) if len(run.requests) else
                      identity.seed)

@@ -10,9 +10,10 @@ as ``tflite (oracle)``, and over ``tflite_gpu``; the paper's over its TFLite), t
 Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame, peak
 temperature and time to the first throttle, each a mean over seeds. Every title states the
 load: frames in flight for the closed loop over frames. The same table renders three
-ways: a ``rich`` table for the terminal, ``summary.csv`` (every aggregated column with its
-interval bounds, one row per baseline; ``summary_seeds.csv`` keeps the per-seed values) and
-Markdown for notes.
+ways: ``rich`` tables for the terminal (after the run's verdicts, :mod:`.verdict`; split by
+columns to fit the console, :mod:`.tables`; then latency per model), ``summary.csv``
+(every aggregated column with its interval bounds, one row per baseline;
+``summary_seeds.csv`` keeps the per-seed values) and Markdown for notes.
 
 Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a name,
 with ``device_kind`` beside it), ``kind_meaning`` (or ``kind_words``), ``scenario`` (a name or a
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,17 +34,22 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from harness.reporting import paper
+from harness.reporting import paper, tables, verdict
 from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without_interval
 from harness.reporting.metrics import Metrics, compute
+from harness.reporting.names import SHOWN_AS, variants
+from harness.reporting.names import shown_name as _shown_name
 from harness.reporting.runrecord import RunRecord
 from harness.reporting.store import RunData
-from harness.reporting.summary import aggregate, failed_seeds_of, failures_of, with_slo_pct
+from harness.reporting.summary import (
+    aggregate,
+    failed_seeds_of,
+    failures_of,
+    with_slo_pct,
+    without_failed,
+)
 
 REFERENCE = "tflite"
-#: a baseline's name as tables and plots show it, where it differs from the config key:
-#: ``tflite`` places each model by the twin's own profiles, which no app knows
-SHOWN_AS: Mapping[str, str] = {"tflite": "tflite (oracle)"}
 #: the footnote a table shows under it when a baseline of :data:`SHOWN_AS` is in it
 ORACLE_NOTE = ("tflite (oracle): each model whole on the processor the device's own "
                "single-model profiles make best for the frame, which no app knows; "
@@ -78,6 +84,12 @@ class RunIdentity:
     #: how requests arrive, as the manifest's config says: "frames in flight N" for the
     #: closed loop over frames, else the arrival's name and rate; "" when not recorded
     load: str = ""
+    #: baseline -> what its settings differ by from its named config (``scheduler=heft``)
+    variants: Mapping[str, str] = field(default_factory=dict)
+
+    def shown(self, baseline: str) -> str:
+        """``baseline`` as shown (:func:`~harness.reporting.names.shown_name`)."""
+        return _shown_name(baseline, self.variants)
 
     @property
     def paper_scenario(self) -> str:
@@ -100,20 +112,30 @@ class RunIdentity:
         return " · ".join(parts)
 
     def short(self) -> str:
-        """For plot footers: kind, device, scenario, seed."""
+        """For plot footers: kind, device, scenario, load, seeds, and the versions of the
+        harness's main packages and its commit."""
         load = f" · {self.load}" if self.load else ""
+        main = ", ".join(f"{k} {v}" for k, v in sorted(self.versions.items())
+                         if k in FOOTER_PACKAGES)
+        commit = f" · commit {self.commit[:10]}" if self.commit else ""
         return (f"{self.kind} = {self.kind_meaning} · {self.device} · {self.scenario}"
-                f"{load} · seed {self.seed}")
+                f"{load} · seed {self.seed}" + (f" · {main}" if main else "") + commit)
 
 
-def run_identity(manifest: Mapping[str, Any]) -> RunIdentity:
+#: the packages a plot's footer names (the full list is in the manifest and the table title)
+FOOTER_PACKAGES = ("ai-edge-litert", "numpy", "pandas", "simpy")
+
+
+def run_identity(manifest: Mapping[str, Any], folder: Path | None = None) -> RunIdentity:
     """Read :class:`RunIdentity` from a manifest, through its record
-    (:class:`~harness.reporting.runrecord.RunRecord`; keys in the module docstring)."""
+    (:class:`~harness.reporting.runrecord.RunRecord`; keys in the module docstring), and the
+    variants of the run folder's command line (:func:`~harness.reporting.names.variants`)."""
     record = RunRecord(manifest)
     return RunIdentity(kind=record.kind, meaning=record.kind_meaning, device=record.device,
                        scenario=record.scenario, seed=_seeds(record.seeds),
                        versions=record.versions, commit=record.commit,
-                       models=record.models or None, load=_load(manifest))
+                       models=record.models or None, load=_load(manifest),
+                       variants=variants(folder))
 
 
 def _seeds(seeds: list[int]) -> str:
@@ -179,7 +201,7 @@ def report_table(run: RunData, metrics: Metrics | None = None
                  ) -> tuple[pd.DataFrame, RunIdentity]:
     """The comparison of a loaded run, and who produced it (``metrics``: the run's, when the
     caller has computed them already)."""
-    identity = run_identity(run.manifest)
+    identity = run_identity(run.manifest, run.folder)
     groups = run.manifest.get("groups") or {}
     metrics = metrics if metrics is not None else compute(run)
     return comparison(metrics, identity, groups, failures_of(run.manifest),
@@ -207,19 +229,20 @@ def _cell(row: Mapping[str, Any], col: str, spec: str,
 
 def shown_name(baseline: str) -> str:
     """A baseline's name in tables and plots (:data:`SHOWN_AS`); results keep the key."""
-    return SHOWN_AS.get(baseline, baseline)
+    return _shown_name(baseline)
 
 
-def _label(row: Mapping[str, Any]) -> str:
+def _label(row: Mapping[str, Any], shown: Callable[[str], str] = shown_name) -> str:
     best = row.get("best_of")
-    name = shown_name(str(row["baseline"]))
-    return f"{name} (= {shown_name(best)})" if isinstance(best, str) else name
+    name = shown(str(row["baseline"]))
+    return f"{name} (= {shown(best)})" if isinstance(best, str) else name
 
 
 def _cells(row: Mapping[str, Any], columns: Mapping[str, tuple[str, str]],
-           declared: tuple[Metric, ...] = BUILT_IN) -> list[str]:
+           declared: tuple[Metric, ...] = BUILT_IN,
+           shown: Callable[[str], str] = shown_name) -> list[str]:
     plain = without_interval(declared)
-    return [_label(row) if col == "baseline" else _cell(row, col, spec, plain)
+    return [_label(row, shown) if col == "baseline" else _cell(row, col, spec, plain)
             for col, (_, spec) in columns.items()]
 
 
@@ -256,37 +279,73 @@ def paper_caption(identity: RunIdentity) -> str:
     return f"paper: ADMS {where}" + (f"; derived: {'; '.join(notes)}" if notes else "")
 
 
-def rich_table(table: pd.DataFrame, identity: RunIdentity,
-               columns: Mapping[str, tuple[str, str]] = THROUGHPUT, title: str | None = None,
-               caption: str | None = None, declared: tuple[Metric, ...] = BUILT_IN) -> RichTable:
-    """One table of the comparison as a ``rich`` table (default: throughput, titled with the
-    run's identity, the bound, failures and the paper's source beneath)."""
+def rich_tables(table: pd.DataFrame, identity: RunIdentity,
+                columns: Mapping[str, tuple[str, str]] = THROUGHPUT, title: str | None = None,
+                caption: str | None = None, declared: tuple[Metric, ...] = BUILT_IN,
+                width: int = WIDE) -> list[RichTable]:
+    """One table of the comparison as ``rich`` tables that fit ``width`` (split by columns,
+    :func:`~harness.reporting.tables.fitted`; default: throughput, titled with the run's
+    identity, the bound, failures and the paper's source beneath)."""
     if caption is None:
         caption = "\n".join([*notes(table), paper_caption(identity)])
-    out = RichTable(title=identity.title() if title is None else title, title_justify="left",
-                caption=caption or None, caption_justify="left")
-    for col, (header, _) in columns.items():
-        out.add_column(header, justify="left" if col == "baseline" else "right",
-                       no_wrap=col != "baseline")
-    for row in table.to_dict("records"):
-        out.add_row(*_cells(row, columns, declared))
-    return out
+    headers = [header for header, _ in columns.values()]
+    rows = [_cells(row, columns, declared, identity.shown) for row in table.to_dict("records")]
+    return tables.fitted(headers, rows, width, identity.title() if title is None else title,
+                         caption or None)
+
+
+def rich_table(table: pd.DataFrame, identity: RunIdentity,
+               columns: Mapping[str, tuple[str, str]] = THROUGHPUT, title: str | None = None,
+               caption: str | None = None, declared: tuple[Metric, ...] = BUILT_IN
+               ) -> RichTable:
+    """:func:`rich_tables` in one table, however wide."""
+    return rich_tables(table, identity, columns, title, caption, declared, width=10**6)[0]
+
+
+def run_verdicts(run: RunData, metrics: Metrics, identity: RunIdentity
+                 ) -> list[verdict.Verdict]:
+    """Every verdict of a run (:mod:`~harness.reporting.verdict`), from the seeds that
+    completed."""
+    scenario = without_failed(metrics.scenario, failed_seeds_of(run.manifest))
+    names = list(dict.fromkeys([*(str(b) for b in pd.unique(metrics.scenario["baseline"])),
+                                *failures_of(run.manifest)])) if len(metrics.scenario) else []
+    return verdict.verdicts(scenario, identity.device, identity.paper_scenario,
+                            failures_of(run.manifest), baselines=names)
 
 
 def print_comparison(run: RunData, console: Console | None = None,
                      metrics: Metrics | None = None) -> pd.DataFrame:
-    """Print the comparison of a run; return its table."""
+    """Print the verdicts of a run, then its tables (throughput, service, latency per
+    model), each fitted to the console's width; return the comparison table."""
     metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
     console = console or _console()
-    declared = metrics.declared
-    console.print(rich_table(table, identity, columns(declared, Table.THROUGHPUT),
-                             declared=declared))
-    console.print(rich_table(table, identity, columns(declared, Table.SERVICE),
-                             title=f"{Table.SERVICE.value} (mean ± 95% CI over seeds) · "
-                                   f"{identity.load or 'load not recorded'}",
-                             caption="", declared=declared))
+    console.print(verdict.rich_boxes(run_verdicts(run, metrics, identity), identity.shown,
+                                     console.width))
+    declared, width = metrics.declared, console.width
+    for part in rich_tables(table, identity, columns(declared, Table.THROUGHPUT),
+                            declared=declared, width=width):
+        console.print(part)
+    service = (f"{Table.SERVICE.value} (mean ± 95% CI over seeds) · "
+               f"{identity.load or 'load not recorded'}")
+    for part in rich_tables(table, identity, columns(declared, Table.SERVICE), title=service,
+                            caption="", declared=declared, width=width):
+        console.print(part)
+    for part in per_model_tables(run, identity, width):
+        console.print(part)
     return table
+
+
+def per_model_tables(run: RunData, identity: RunIdentity, width: int) -> list[RichTable]:
+    """The latency-per-model table (:func:`~harness.reporting.tables.per_model`), fitted."""
+    found = tables.per_model(run.requests, failed_seeds_of(run.manifest))
+    return tables.fitted(tables.per_model_headers(), tables.per_model_rows(found, identity.shown),
+                         width, PER_MODEL_TITLE)
+
+
+#: the per-model table's title
+PER_MODEL_TITLE = ("latency per model, ms (finished requests of every seed, pooled; "
+                   "the table above pools models)")
 
 
 def _console() -> Console:
@@ -295,17 +354,19 @@ def _console() -> Console:
 
 
 def markdown(table: pd.DataFrame, identity: RunIdentity,
-             declared: tuple[Metric, ...] = BUILT_IN) -> str:
-    """The comparison as Markdown: a bold title line, then each table under its name
-    (``declared``: the run's metrics, ``Metrics.declared``)."""
-    lines = [f"**{identity.title()}**", ""]
+             declared: tuple[Metric, ...] = BUILT_IN,
+             verdicts: list[verdict.Verdict] | None = None) -> str:
+    """The comparison as Markdown: the verdicts (when given), a bold title line, then each
+    table under its name (``declared``: the run's metrics, ``Metrics.declared``)."""
+    boxes = verdict.markdown(verdicts or [], identity.shown)
+    lines = [*([boxes] if boxes else []), f"**{identity.title()}**", ""]
     for shown in Table:
         cols = columns(declared, shown)
         headers = [header for header, _ in cols.values()]
         name = f"{shown.value} · {identity.load}" if identity.load else shown.value
         lines += [f"_{name}_", "", "| " + " | ".join(headers) + " |",
                   "|" + "|".join("---" for _ in headers) + "|"]
-        lines += ["| " + " | ".join(_cells(row, cols, declared)) + " |"
+        lines += ["| " + " | ".join(_cells(row, cols, declared, identity.shown)) + " |"
                   for row in table.to_dict("records")]
         lines.append("")
     under = [f"_{line}_" for line in (*notes(table), paper_caption(identity))]

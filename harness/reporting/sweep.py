@@ -140,6 +140,7 @@ def markdown(table: pd.DataFrame) -> str:
 
 def plot(table: pd.DataFrame, device: str, scenario: str, path: Path) -> Path:
     """FPS (left) and p90 latency (right) against frames in flight, a line per baseline."""
+    from harness.reporting.layout import colour
     from harness.reporting.plots import figure
 
     part = table[(table["device"] == device) & (table["scenario"] == scenario)]
@@ -148,19 +149,20 @@ def plot(table: pd.DataFrame, device: str, scenario: str, path: Path) -> Path:
     for baseline, rows in part.groupby("baseline", sort=False):
         name = shown_name(str(baseline))
         x = rows["frames_in_flight"].to_numpy()
+        tint = colour(str(baseline))
         left.errorbar(x, rows["fps"], yerr=_half(rows, "fps"), marker="o", capsize=3,
-                      label=name)
-        right.plot(x, rows["latency_p90_ms"], marker="o", label=name)
+                      label=name, color=tint)
+        right.plot(x, rows["latency_p90_ms"], marker="o", label=name, color=tint)
     for ax, label in ((left, "frames per second"), (right, "p90 latency (ms)")):
         ax.set_xscale("log", base=2)
         ax.set_xticks(sorted(set(part["frames_in_flight"])),
                       [str(v) for v in sorted(set(part["frames_in_flight"]))])
         ax.set_xlabel("frames in flight")
         ax.set_ylabel(label)
-    left.legend(fontsize=7)
+    fig.legend(handles=left.get_legend_handles_labels()[0], fontsize=7,
+               loc="outside right center")
     fig.suptitle(f"device {device} · scenario {scenario} · FPS (95% CI) and p90 latency "
                  f"against frames in flight", fontsize=10)
-    fig.tight_layout()
     fig.savefig(path)
     return path
 

@@ -6,6 +6,12 @@ The JSON object format ``{"traceEvents": [...], "displayTimeUnit": "ms"}`` with:
   integers, named by ``process_name`` / ``thread_name`` metadata events (``ph: "M"``);
 * one complete event (``ph: "X"``) per subgraph row, ``ts``/``dur`` in microseconds, named
   ``model#subgraph``, with ``args`` model, request, subgraph, job, units and ok;
+* flow events (``ph: "s"``, ``"t"``, ``"f"``; ``cat`` and ``name`` "request", one ``id``
+  per request of a baseline and seed) linking each request's subgraphs in the order they
+  ran, so Perfetto draws an arrow from a request's subgraph on one processor to its next one
+  on another. Each flow event sits at the middle of its subgraph's slice and binds to it
+  (``bp: "e"``, the enclosing slice), so slices that touch never take each other's arrows; a
+  request with one subgraph has no flow;
 * counter events (``ph: "C"``) from the sensors: temperature, frequency and power, one
   counter track per quantity per baseline with one series per processor.
 
@@ -122,6 +128,46 @@ def _complete_texts(columns: dict[str, np.ndarray], rows: slice) -> list[str]:
     return pc.binary_join_element_wise(*parts, "").to_pylist()
 
 
+#: a flow event's phase by its place in its request: first, a step, last
+FLOW_PHASES = ("s", "t", "f")
+
+
+def _flow_columns(kept: pd.DataFrame, starts: dict[str, int], pids: dict[str, int],
+                  tids: dict[str, int]) -> dict[str, np.ndarray]:
+    """The flow events' fields as columns, by (baseline, seed, request, start): ``id`` (one
+    per request with two or more subgraphs, from 1), ``phase`` (an index into
+    :data:`FLOW_PHASES`), ``pid``, ``tid`` and ``ts`` (ns: the middle of the slice)."""
+    pid = _codes(kept["baseline"], pids)
+    seed = kept["seed"].to_numpy(dtype=np.int64) if "seed" in kept.columns else 0 * pid
+    request = kept["request_id"].to_numpy(dtype=np.int64)
+    start = kept["start_ns"].to_numpy(dtype=np.int64)
+    middle = start + (kept["end_ns"].to_numpy(dtype=np.int64) - start) // 2
+    order = np.lexsort((start, request, seed, pid))
+    key = np.column_stack([pid, seed, request])[order]
+    first = np.r_[True, (key[1:] != key[:-1]).any(axis=1)] if len(key) else np.zeros(0, bool)
+    last = np.r_[first[1:], True] if len(key) else first
+    linked = ~(first & last)
+    ids = np.cumsum(first)
+    _, ids = np.unique(ids[linked], return_inverse=True)  # 1, 2, ... over linked requests
+    rows = order[linked]
+    ts = middle - _codes(kept["baseline"], starts)
+    return {"id": ids + 1, "phase": np.where(first, 0, np.where(last, 2, 1))[linked],
+            "pid": pid[rows], "tid": _codes(kept["processor"], tids)[rows], "ts": ts[rows]}
+
+
+def _flow_texts(flows: dict[str, np.ndarray], rows: slice) -> list[str]:
+    """The flow events of ``rows`` as JSON texts, joined field by field by arrow."""
+    def text(column: str) -> pa.Array:
+        return pc.cast(pa.array(flows[column][rows]), pa.string())
+
+    phase = pa.array([json.dumps(p) for p in FLOW_PHASES]).take(
+        pa.array(flows["phase"][rows]))
+    parts = ['{"ph": ', phase, ', "id": ', text("id"), ', "name": "request", "cat": '
+             '"request", "pid": ', text("pid"), ', "tid": ', text("tid"), ', "ts": ',
+             _us_texts(flows["ts"][rows]), ', "bp": "e"}']
+    return pc.binary_join_element_wise(*parts, "").to_pylist()
+
+
 #: ``n % 1000`` -> the fractional part of ``n / 1000`` as Python's repr writes it
 _THOUSANDTHS = [".0", *(f".{r:03d}".rstrip("0") for r in range(1, 1000))]
 #: below this many nanoseconds, :func:`_us_texts` writes what repr writes (52 days)
@@ -211,6 +257,9 @@ def _event_chunks(run: RunData, kept: pd.DataFrame) -> Iterator[list[str]]:
     columns = _complete_columns(kept, starts, pids, tids)
     for at in range(0, len(kept), CHUNK):
         yield _complete_texts(columns, slice(at, at + CHUNK))
+    flows = _flow_columns(kept, starts, pids, tids)
+    for at in range(0, len(flows["id"]), CHUNK):
+        yield _flow_texts(flows, slice(at, at + CHUNK))
     for at in range(0, len(run.sensors), CHUNK):
         yield _counter_texts(run.sensors.iloc[at:at + CHUNK], starts, pids)
 

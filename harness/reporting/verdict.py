@@ -1,0 +1,241 @@
+"""The verdict: one judgement per comparison of ADMS with a baseline, shown before any table.
+
+A run's answer to "does ADMS beat TFLite and Band here, as the paper says?" is a handful of FPS
+ratios. For each ADMS row (:data:`ADMS_ROWS`: ``adms``, the paper's rule, and ``adms_ef``, as
+built) against each Band row and each TFLite row of the run (names starting with ``band`` or
+``tflite``), a :class:`Verdict` holds the ratio of mean FPS paired by seed with its 95%
+interval (:func:`harness.reporting.stats.ratio_ci`: a paired bootstrap from
+:data:`~harness.reporting.stats.BOOTSTRAP_MIN_SEEDS` seeds, Fieller's interval below), the
+paper's ratio where the paper states one (Figure 8's text: ADMS over TFLite and over Band) and
+one word (:class:`Word`):
+
+* **invalid**: the run is below the validity floor (:class:`Floor`), or one side has no seed
+  that completed. Like MLPerf LoadGen's minimum duration and query count, the floor is a
+  property of the *run*, checked before any statistics: fewer than 3 seeds, a measured span
+  shorter than 10 s, or fewer than 50 complete frames in a seed, and no interval is believed;
+* **inconclusive**: the interval reaches across 1 (or is unbounded, or missing);
+* **reproduced**: the interval lies wholly on the paper's side of 1 (the paper's ratio where
+  it gives one; else the paper's claim that ADMS is faster than every baseline);
+* **not reproduced**: it lies wholly on the other side.
+
+The word judges the *direction* of the paper's claim; whether the paper's magnitude lies in
+the interval is said beside it (:attr:`Verdict.magnitude`). ``docs/verdict.md`` documents the
+floor and the words.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+import pandas as pd
+from rich.columns import Columns
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.text import Text
+
+from harness.reporting import paper
+from harness.reporting.stats import Interval, ratio_ci
+
+#: the ADMS rows judged: the paper's rule and the project's build
+ADMS_ROWS = ("adms", "adms_ef")
+#: the rows each ADMS row is judged against: names starting with these (the paper's names)
+FAMILIES = ("band", "tflite")
+
+
+class Word(StrEnum):
+    """A verdict's word."""
+
+    REPRODUCED = "reproduced"
+    NOT_REPRODUCED = "not reproduced"
+    INCONCLUSIVE = "inconclusive"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """The least a run must hold for its verdicts to be believed (each seed of both rows)."""
+
+    #: seeds that completed on both sides
+    seeds: int = 3
+    #: measured span of every seed, s (the default scenario measures 10 s)
+    span_s: float = 10.0
+    #: complete frames in every seed's span
+    frames: int = 50
+
+
+FLOOR = Floor()
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """ADMS row ``adms`` over row ``other``: the ratio, the paper's, the word and why."""
+
+    adms: str
+    other: str
+    ratio: Interval
+    word: Word
+    #: why the word (the floor missed, where the interval lies)
+    why: str
+    #: the paper's ADMS / ``other`` ratio, and where the paper states it
+    paper: float | None = None
+    paper_where: str = ""
+
+    @property
+    def interval(self) -> str:
+        """``0.88 [0.81, 0.95]``; an unbounded one shows its infinities."""
+        r = self.ratio
+        if math.isnan(r.mean):
+            return "–"
+        if math.isnan(r.low) or math.isnan(r.high):
+            return f"{r.mean:.2f} (no interval)"
+        return f"{r.mean:.2f} [{_bound(r.low)}, {_bound(r.high)}]"
+
+    @property
+    def method(self) -> str:
+        """How the interval was made, over how many seeds."""
+        how = f"95% {self.ratio.method}" if self.ratio.method else "no interval"
+        return f"{how}, {self.ratio.n} seed{'s' if self.ratio.n != 1 else ''}"
+
+    @property
+    def magnitude(self) -> str:
+        """Where the paper's ratio lies against ours ("" where the paper has none)."""
+        if self.paper is None:
+            return ""
+        r = self.ratio
+        if math.isnan(r.low) or math.isnan(r.high):
+            return f"paper {self.paper:.2f} ({_short(self.paper_where)})"
+        where = ("within" if r.low <= self.paper <= r.high else
+                 "above" if self.paper > r.high else "below")
+        return f"paper {self.paper:.2f} ({_short(self.paper_where)}): {where} ours"
+
+    def lines(self) -> list[str]:
+        """The box's lines after its title: ratio, method, paper, why."""
+        paper_line = self.magnitude or "paper: no ratio for this pair"
+        return [f"FPS ratio {self.interval}", f"({self.method})", paper_line, self.why]
+
+
+def _short(where: str) -> str:
+    return where.replace("Figure ", "Fig. ")
+
+
+def _bound(value: float) -> str:
+    return "inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:.2f}"
+
+
+def family(baseline: str) -> str:
+    """The paper's name a row is compared as (``band`` for ``band_heft``), or ""."""
+    return next((f for f in FAMILIES if baseline.startswith(f)), "")
+
+
+def pairs(baselines: Collection[str]) -> list[tuple[str, str]]:
+    """(ADMS row, other row) for every comparison a run's rows allow, in row order: Band
+    rows before TFLite rows."""
+    names = list(baselines)
+    others = [b for f in FAMILIES for b in names if family(b) == f]
+    return [(a, o) for a in names if a in ADMS_ROWS for o in others]
+
+
+def below_floor(seeds: pd.DataFrame, n: int, floor: Floor = FLOOR) -> list[str]:
+    """What the seeds of a pair (their per-seed rows, ``span_s`` and ``frames``) miss of
+    ``floor``; ``n``: the seeds both rows completed."""
+    missed = []
+    if n < floor.seeds:
+        missed.append(f"{n} seed{'s' if n != 1 else ''} < {floor.seeds}")
+    if "span_s" in seeds.columns and len(seeds) and seeds["span_s"].min() < floor.span_s:
+        missed.append(f"span {seeds['span_s'].min():.1f} s < {floor.span_s:g} s")
+    if "frames" in seeds.columns and len(seeds) and seeds["frames"].min() < floor.frames:
+        missed.append(f"{int(seeds['frames'].min())} frames < {floor.frames}")
+    return missed
+
+
+def judge(ratio: Interval, expected: float | None, missed: list[str]) -> tuple[Word, str]:
+    """The word for ``ratio`` given the paper's ratio (``expected``; None: the paper's claim
+    that ADMS is faster) and what the run missed of the floor."""
+    if missed:
+        return Word.INVALID, "below the validity floor: " + "; ".join(missed)
+    if any(math.isnan(v) for v in (ratio.low, ratio.high)):
+        return Word.INCONCLUSIVE, "no interval"
+    if ratio.low <= 1 <= ratio.high:
+        return Word.INCONCLUSIVE, "the interval spans 1"
+    faster = ratio.low > 1
+    paper_faster = expected is None or expected > 1
+    side = "above" if faster else "below"
+    if faster == paper_faster:
+        return Word.REPRODUCED, f"the interval lies {side} 1, as the paper's"
+    return Word.NOT_REPRODUCED, f"the interval lies {side} 1, the paper's does not"
+
+
+def _fps(scenario: pd.DataFrame, baseline: str) -> dict[int, float]:
+    rows = scenario[scenario["baseline"] == baseline]
+    return {int(s): float(v) for s, v in zip(rows["seed"], rows["fps"], strict=True)}
+
+
+def verdict(scenario: pd.DataFrame, adms: str, other: str, device: str, paper_scenario: str,
+            failures: Mapping[str, str] | None = None, floor: Floor = FLOOR) -> Verdict:
+    """The verdict of ``adms`` over ``other`` from the per-seed rows of seeds that
+    completed (``scenario``: ``baseline``, ``seed``, ``fps``, ``span_s``, ``frames``)."""
+    mine, theirs = _fps(scenario, adms), _fps(scenario, other)
+    ratio = ratio_ci(mine, theirs)
+    stated = paper.fig8_ratio(device, paper_scenario, family(other))
+    values = paper.fig8_values(device, paper_scenario)
+    where = values["adms"].source.where if "adms" in values else ""
+    gone = [f"{b} completed no seed" for b, fps in ((adms, mine), (other, theirs)) if not fps]
+    if gone:
+        why = "; ".join(f"{g} ({(failures or {}).get(g.split()[0], 'no rows')})" for g in gone)
+        return Verdict(adms, other, ratio, Word.INVALID, why, stated, where)
+    both = scenario[scenario["baseline"].isin([adms, other])
+                    & scenario["seed"].isin(set(mine) & set(theirs))]
+    word, why = judge(ratio, stated, below_floor(both, ratio.n, floor))
+    return Verdict(adms, other, ratio, word, why, stated, where)
+
+
+def verdicts(scenario: pd.DataFrame, device: str, paper_scenario: str,
+             failures: Mapping[str, str] | None = None, floor: Floor = FLOOR,
+             baselines: Collection[str] | None = None) -> list[Verdict]:
+    """Every verdict of a run (``baselines``: its rows in run order, failed ones too;
+    default: those of ``scenario``)."""
+    names = list(baselines) if baselines is not None else (
+        [str(b) for b in pd.unique(scenario["baseline"])] if len(scenario) else [])
+    return [verdict(scenario, a, o, device, paper_scenario, failures, floor)
+            for a, o in pairs(names)]
+
+
+# -- renderings -----------------------------------------------------------------------------
+
+#: a word's colour in the terminal and the HTML report
+COLOURS: Mapping[Word, str] = {Word.REPRODUCED: "green", Word.NOT_REPRODUCED: "red",
+                               Word.INCONCLUSIVE: "yellow", Word.INVALID: "magenta"}
+
+
+def title(v: Verdict, shown: Callable[[str], str] = str) -> str:
+    """``ADMS-NAME / OTHER: WORD``."""
+    return f"{shown(v.adms)} / {shown(v.other)}: {v.word.value.upper()}"
+
+
+def markdown(found: list[Verdict], shown: Callable[[str], str] = str) -> str:
+    """The verdicts as Markdown, one quoted box each ("" without any)."""
+    boxes = [f"> **{title(v, shown)}**  \n> " + "  \n> ".join(v.lines()) for v in found]
+    return "\n\n".join(boxes) + ("\n" if boxes else "")
+
+
+#: a verdict box's width in the terminal (two side by side in 80 columns)
+BOX_WIDTH = 39
+
+
+def rich_boxes(found: list[Verdict], shown: Callable[[str], str] = str,
+               width: int = 80) -> RenderableType:
+    """The verdicts as ``rich`` boxes side by side (as many as ``width`` holds), the word
+    in its colour; every line wraps inside its box, none is cut."""
+    if not found:
+        return Text("verdict: no ADMS row beside a Band or TFLite row in this run")
+    boxes = []
+    for v in found:
+        body = Text(f"{shown(v.adms)} / {shown(v.other)}\n", style="bold", overflow="fold")
+        body.append(v.word.value.upper(), style=f"bold {COLOURS[v.word]}")
+        body.append("\n" + "\n".join(v.lines()))
+        boxes.append(Panel(body, width=min(BOX_WIDTH, width), expand=False))
+    return Group(Text("verdict: ADMS FPS over each baseline's (docs/verdict.md)",
+                      style="bold"), Columns(boxes, padding=(0, 1)))

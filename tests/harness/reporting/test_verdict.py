@@ -1,0 +1,138 @@
+"""The verdict's four words on hand-made runs, and the intervals behind them."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from rich.console import Console
+from scipy.special import stdtrit
+
+from harness.reporting import verdict
+from harness.reporting.stats import BOOTSTRAP, BOOTSTRAP_MIN_SEEDS, FIELLER, fieller, ratio_ci
+from harness.reporting.verdict import Floor, Word
+
+
+def per_seed(fps: dict[str, list[float]], span_s: float = 30.0, frames: int = 900
+             ) -> pd.DataFrame:
+    """Per-seed rows (baseline, seed, fps, span_s, frames) of a run made by hand."""
+    rows = [{"baseline": b, "seed": s, "fps": v, "span_s": span_s, "frames": frames}
+            for b, values in fps.items() for s, v in enumerate(values)]
+    return pd.DataFrame(rows)
+
+
+BAND = [37.0, 38.0, 36.5, 37.5, 38.5]
+
+
+def judged(adms: list[float], other: str = "band", **kw: object) -> verdict.Verdict:
+    run = per_seed({"band": BAND, "tflite": [11.0, 11.5, 10.8, 11.2, 11.1], "adms": adms},
+                   **kw)  # type: ignore[arg-type]
+    return verdict.verdict(run, "adms", other, "k50pro", "frs")
+
+
+def test_reproduced_when_the_interval_lies_on_the_papers_side_of_1() -> None:
+    found = judged([45.0, 46.0, 44.5, 45.5, 46.5])
+    assert found.word is Word.REPRODUCED
+    assert found.paper == pytest.approx(1.21) and found.ratio.low > 1
+    assert "within ours" in found.magnitude
+
+
+def test_not_reproduced_when_it_lies_on_the_other_side() -> None:
+    found = judged([30.0, 31.0, 29.5, 30.5, 31.5])
+    assert found.word is Word.NOT_REPRODUCED
+    assert "above ours" in found.magnitude  # the paper's 1.21 is above 0.8
+
+
+def test_inconclusive_when_the_interval_spans_1() -> None:
+    found = judged([30.0, 46.0, 37.0, 44.0, 31.0])
+    assert found.word is Word.INCONCLUSIVE
+    assert found.ratio.low < 1 < found.ratio.high
+
+
+@pytest.mark.parametrize(("kw", "said"), [
+    ({"span_s": 0.3}, "span 0.3 s < 10 s"), ({"frames": 12}, "12 frames < 50")])
+def test_invalid_below_the_floor_whatever_the_interval(kw: dict[str, float], said: str
+                                                       ) -> None:
+    found = judged([45.0, 46.0, 44.5, 45.5, 46.5], **kw)
+    assert found.word is Word.INVALID and said in found.why
+
+
+def test_invalid_with_too_few_seeds() -> None:
+    run = per_seed({"band": [37.0, 38.0], "adms": [45.0, 46.0]})
+    found = verdict.verdict(run, "adms", "band", "k50pro", "frs")
+    assert found.word is Word.INVALID and "2 seeds < 3" in found.why
+    assert found.ratio.method == FIELLER and "Fieller, 2 seeds" in found.method
+
+
+def test_invalid_when_the_other_side_completed_no_seed() -> None:
+    run = per_seed({"adms": [45.0, 46.0, 44.5]})
+    found = verdict.verdicts(run, "k50pro", "frs", {"band": "out of memory"},
+                             baselines=["band", "adms"])
+    assert [(v.other, v.word) for v in found] == [("band", Word.INVALID)]
+    assert "out of memory" in found[0].why
+
+
+def test_without_a_paper_ratio_the_claim_is_that_adms_is_faster() -> None:
+    found = verdict.verdict(per_seed({"band7": BAND, "adms": [30.0, 31.0, 29.5, 30.5, 31.5]}),
+                            "adms", "band7", "host", "frs")
+    assert found.paper is None and found.word is Word.NOT_REPRODUCED
+    assert "no ratio" in found.lines()[2]
+
+
+def test_a_lower_floor_lets_a_short_run_be_judged() -> None:
+    run = per_seed({"band": BAND, "adms": [45.0, 46.0, 44.5, 45.5, 46.5]}, span_s=1.0)
+    found = verdict.verdict(run, "adms", "band", "k50pro", "frs", floor=Floor(span_s=1.0))
+    assert found.word is Word.REPRODUCED
+
+
+def test_pairs_each_adms_row_with_every_band_and_tflite_row() -> None:
+    names = ["tflite", "tflite_gpu", "band", "band_heft", "adms", "adms_ef", "adms_shed"]
+    assert verdict.pairs(names) == [
+        ("adms", "band"), ("adms", "band_heft"), ("adms", "tflite"), ("adms", "tflite_gpu"),
+        ("adms_ef", "band"), ("adms_ef", "band_heft"), ("adms_ef", "tflite"),
+        ("adms_ef", "tflite_gpu")]
+
+
+def test_fieller_bounds_are_where_the_paired_t_statistic_reaches_its_quantile() -> None:
+    rng = np.random.default_rng(1)
+    den = 40 + rng.normal(0, 2, 5)
+    num = 1.2 * den + rng.normal(0, 1.5, 5)
+    low, high = fieller(num, den)
+    t = float(stdtrit(4, 0.975))
+    for rho in (low, high):
+        diff = num - rho * den
+        assert abs(diff.mean()) / (diff.std(ddof=1) / math.sqrt(5)) == pytest.approx(t)
+    assert low < num.mean() / den.mean() < high
+
+
+def test_fieller_is_unbounded_when_the_denominator_may_be_zero() -> None:
+    assert fieller(np.array([1.0, 2.0]), np.array([0.1, -0.05])) == (-math.inf, math.inf)
+
+
+def test_few_seeds_get_fieller_many_the_bootstrap() -> None:
+    few = ratio_ci({0: 2.0, 1: 2.2}, {0: 1.0, 1: 1.0})
+    many = ratio_ci({s: 2.0 + 0.01 * s for s in range(BOOTSTRAP_MIN_SEEDS)},
+                    {s: 1.0 for s in range(BOOTSTRAP_MIN_SEEDS)})
+    assert few.method == FIELLER and many.method == BOOTSTRAP
+    assert few.high - few.low > 1  # t(0.975, 1) = 12.7: two seeds say little
+
+
+def test_boxes_at_80_columns_cut_nothing() -> None:
+    run = per_seed({"tflite": [11.0, 11.5], "band": [37.0, 38.0], "adms": [45.0, 46.0]},
+                   span_s=0.3)
+    out = io.StringIO()
+    Console(file=out, width=80).print(verdict.rich_boxes(
+        verdict.verdicts(run, "k50pro", "frs"), lambda b: f"{b} (long shown name)"))
+    text = out.getvalue()
+    assert "…" not in text and "INVALID" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_markdown_opens_each_box_with_the_pair_and_word() -> None:
+    found = [judged([45.0, 46.0, 44.5, 45.5, 46.5])]
+    text = verdict.markdown(found)
+    assert text.startswith("> **adms / band: REPRODUCED**")
+    assert "paper 1.21" in text

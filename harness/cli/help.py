@@ -136,4 +136,5 @@ def with_help(argv: Sequence[str]) -> list[str]:
     ConfigStore.instance().store(group="hydra/help", name=NODE, node={
         "app_name": "harness", "header": "", "footer": "",
         "template": template(run_options(cfg))})
-    return [f"hydra/help={NODE}", *argv]
+    flags = [a for a in argv if a not in overrides]  # Hydra takes overrides before flags
+    return [f"hydra/help={NODE}", *overrides, *flags]

@@ -41,7 +41,7 @@ def entry(name: str) -> Callable[[list[str]], object]:
     module, function, _ = COMMANDS[name]
     target = getattr(import_module(module), function)
     if name not in ARGV_ONLY:
-        return target  # type: ignore[no-any-return]
+        return target
 
     def with_argv(argv: list[str]) -> object:
         sys.argv = [f"harness {name}", *argv]

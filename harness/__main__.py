@@ -5,6 +5,8 @@
     python -m harness device=host scenario=frs         # real LiteRT on this machine
     python -m harness -m seed.base=0,1,2 hydra/launcher=joblib   # a sweep
     python -m harness --cfg job                        # Hydra's own flags work as documented
+    python -m harness --help                           # every option: unit, range, meaning
+    harness device=p20 ...                             # the console script (harness/cli/main.py)
 
 This is the composition root's command: Hydra composes ``conf/config.yaml`` (every built-in
 schema registered first), the config becomes a typed :class:`~harness.config.schema.RunConf`
@@ -28,6 +30,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from harness.cli.help import asks_help, with_help
 from harness.config.compose import hydra_errors, task_errors, to_object
 from harness.config.names import register as register_names
 from harness.config.rundir import check_run_dir, claim_run_dir
@@ -65,6 +68,11 @@ def _app(cfg: DictConfig) -> None:
 
 def main() -> None:
     forgiving_streams()
+    if asks_help(sys.argv[1:]):
+        with cli_guard(), hydra_errors():
+            sys.argv = [sys.argv[0], *with_help(sys.argv[1:])]
+            _app()
+        return
     try:
         with cli_guard(), stop_on_signals(), endings_recorded(), hydra_errors():
             check_run_dir(sys.argv[1:])

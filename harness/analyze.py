@@ -7,10 +7,13 @@
 
 One window size prints, per model, the share of ops each processor supports and the subgraph
 counts of the paper's Table III (units, unit subgraphs, merged, total). A list of window sizes
-sweeps them (the paper's Figure 6) and writes ``subgraphs_vs_window.csv`` and ``.png`` into
-``out_dir`` (default ``results/analyze/<device>/``). ``model=all`` takes every model config
-under ``conf/model/``; ``model.path=<file.tflite>`` analyzes any ``.tflite`` file (its graph
-profile computed on first use and cached by content hash, :mod:`harness.models.byo`);
+sweeps them (the paper's Figure 6) and writes ``subgraphs_vs_window.csv`` and ``.png``; one
+window size writes its table as ``subgraphs.csv`` when an output folder is given. Files go
+into ``out_dir`` (default ``results/analyze/<device>/``; ``hydra.run.dir=DIR`` is taken as
+``out_dir`` too, as the run command takes it), and each path written is printed.
+``model=all`` takes every model config under ``conf/model/``; ``model.path=<file.tflite>``
+analyzes any ``.tflite`` file (its graph profile computed on first use and cached by content
+hash, :mod:`harness.models.byo`);
 ``graph=<profile.json>`` analyzes a saved graph profile instead of the zoo model.
 
 The config is composed with Hydra's compose API (``conf/analyze.yaml``, through
@@ -168,16 +171,40 @@ def write_sweep(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[Path, Pa
 def run(overrides: Sequence[str], console: Console | None = None) -> list[dict[str, Any]]:
     """Compose, analyze, print (and for a sweep write files); return the rows."""
     console = console or Console(width=max(120, Console().width))
+    overrides = with_out_dir(overrides)
     conf, model_names = compose_config(overrides)
     sizes = window_sizes(conf.window_size)
     graphs = load_graphs(conf, model_names)
     rows = [plan_rows(conf, g, w) for g in graphs for w in sizes]
     print_table(f"Model Analyzer on {conf.device.name}", rows, console)
+    out_dir = Path(conf.out_dir or f"results/analyze/{conf.device.name}")
+    written: Sequence[Path] = ()
     if len(sizes) > 1:
-        out_dir = Path(conf.out_dir or f"results/analyze/{conf.device.name}")
-        for path in write_sweep(rows, out_dir):
-            console.print(f"wrote {path}")
+        written = write_sweep(rows, out_dir)
+    elif conf.out_dir:
+        written = (write_table(rows, out_dir),)
+    for path in written:
+        console.print(f"wrote {path}")
     return rows
+
+
+#: the run command's name for the output folder, taken as ``out_dir``
+RUN_DIR = "hydra.run.dir="
+
+
+def with_out_dir(overrides: Sequence[str]) -> list[str]:
+    """``overrides`` with ``hydra.run.dir=DIR`` turned into ``out_dir=DIR``."""
+    return [f"out_dir={o[len(RUN_DIR):]}" if o.startswith(RUN_DIR) else o for o in overrides]
+
+
+def write_table(rows: Sequence[dict[str, Any]], out_dir: Path) -> Path:
+    """The table of one window size as ``subgraphs.csv``."""
+    import pandas as pd
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "subgraphs.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -41,6 +41,8 @@ from harness.experiment.components import (
     resolve,
     seed_list,
 )
+from harness.experiment.dryrun import DryRun
+from harness.experiment.dryrun import plan as dry_plan
 from harness.experiment.endings import (
     Interrupted,
     obey_pending_signal,
@@ -50,6 +52,8 @@ from harness.experiment.endings import (
 )
 from harness.experiment.models import Models, check_names, load_models, model_names
 from harness.experiment.outcome import BaselineOutcome, ClockGaps, SessionState
+from harness.experiment.progress import plain_progress
+from harness.reporting import runindex
 from harness.reporting.measures import added
 from harness.reporting.report import WIDE
 from harness.reporting.store import RunRecorder, load_run
@@ -108,15 +112,25 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = T
     console.print(f"[bold]{kind.words}[/bold]")
     console.print(_plan_line(cfg, kind))
     if cfg.dry_run:
-        console.print(OmegaConf.to_yaml(raw))
-        console.print("dry run: nothing was measured")
+        console.print("\n".join(_dry_run(cfg, kind, folder).lines()), highlight=False)
         return folder
     models = scenario_models(cfg)
     cfg = with_model_names(cfg)
-    _record(cfg, raw, models, RunRecorder(folder), folder)
-    if report:
-        _report(cfg, folder, console)
+    started = time.monotonic()
+    try:
+        _record(cfg, raw, models, RunRecorder(folder), folder)
+        if report:
+            _report(cfg, folder, console)
+    finally:
+        runindex.note(folder, time.monotonic() - started)
     return folder
+
+
+def _dry_run(cfg: RunConf, kind: DeviceKind, folder: Path) -> DryRun:
+    """What would run, in what order, and how long (:mod:`harness.experiment.dryrun`)."""
+    rates = runindex.wall_rates(runindex.root_of(folder), cfg.device.name, native.status())
+    return dry_plan(baselines_to_run(cfg), seed_list(cfg), cfg.scenario.warmup_s,
+                    cfg.scenario.duration_s, kind.word, native.status(), rates)
 
 
 def with_model_names(cfg: RunConf) -> RunConf:
@@ -189,7 +203,7 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
     bounds = BoundCache()
     gaps = ClockGaps(int(cfg.sensor_interval_ms * NS_PER_MS), state.gaps)
     wall = device_kind(cfg).word == "host"
-    with _progress() as start_task:
+    with _progress() if sys.stdout.isatty() else plain_progress() as start_task:
         ticks = {name: start_task(name, span_ns * len(seeds)) for name in names}
         for k, seed in enumerate(seeds):
             works: list[Work] = []
@@ -248,24 +262,13 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
 
 
 def _report(cfg: RunConf, folder: Path, console: Console) -> None:
-    """Metrics, ``summary.csv``, the trace and the plots, written before anything is printed:
-    a terminal that cannot show the table (closed, or without the characters) never costs
-    a file."""
-    from harness.reporting import report, trace
-    from harness.reporting.metrics import compute, one_seed
+    """Metrics, ``summary.csv``, the trace and the plots, written before anything is printed
+    (:func:`~harness.reporting.render.render`)."""
+    from harness.reporting.render import render
 
-    data = load_run(folder)
-    metrics = compute(data)
-    report.summary_csv(data, folder / "summary.csv", metrics)
-    trace.write_trace(one_seed(data), folder / "timeline.trace.json")
-    paths = []
-    if cfg.plots:
-        from harness.reporting import plots  # matplotlib and seaborn: only to draw
-
-        paths = plots.plot_all(data, folder)
-    report.print_comparison(data, console=console, metrics=metrics)
-    for path in paths:
-        console.print(f"plot: {path}")
+    for path in render(load_run(folder), folder, console, cfg.plots):
+        if path.suffix == ".png":
+            console.print(f"plot: {path}")
     console.print(f"results: {folder}")
 
 

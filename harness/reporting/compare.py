@@ -8,8 +8,14 @@ fell, or whose p90 latency rose, by more than ``--tolerance`` percent in a later
 regression. Exit codes: 0 no regression, 1 regressions found, 2 bad input (a path that is
 not a run folder), reported in one line without a traceback.
 
-Runs are comparable only when they ran the same device, scenario, models and duration:
-otherwise the comparison is refused (exit 2) unless ``--force``. Run folders are read in place
+Each later run gets a Δ table: per baseline both ran, the mean FPS and p90 latency of the
+reference and of the run, and the change in percent with its 95% interval
+(:mod:`harness.reporting.delta`), marked when the interval holds 0.
+
+Runs are comparable only when they ran the same device, scenario, models and duration, and
+each baseline both ran with the same settings (``baselines.<name>``, e.g. Band's scheduler):
+otherwise the comparison is refused (exit 2) unless ``--force``, which compares them anyway
+and prints each difference as a ``WARNING`` line. Run folders are read in place
 and never written into, a run still going included. A run that did not complete (its
 manifest's ``status`` is ``running``: still going, or killed; ``interrupted`` or ``failed``) and
 a baseline whose
@@ -30,6 +36,8 @@ import pandas as pd
 from rich.console import Console
 
 from harness.reporting import report
+from harness.reporting.delta import change
+from harness.reporting.metrics import compute
 from harness.reporting.runfolder import RunFolder, State
 from harness.seams.errors import UserError, run_cli
 
@@ -86,6 +94,46 @@ def mismatches(reference: RunFolder, run: RunFolder) -> list[str]:
     """What differs between two runs among :data:`IDENTITY`, in words."""
     a, b = identity(reference), identity(run)
     return [f"{k} {a[k]!r} vs {b[k]!r}" for k in IDENTITY if a[k] != b[k]]
+
+
+def setting_differences(reference: RunFolder, run: RunFolder) -> list[str]:
+    """``baselines.<name>.<key>: a vs b`` for every setting of a baseline both runs ran that
+    differs between them."""
+    ours, theirs = reference.config.get("baselines") or {}, run.config.get("baselines") or {}
+    found = []
+    for name in (b for b in reference.baselines if b in run.baselines):
+        a, b = _flat(ours.get(name) or {}), _flat(theirs.get(name) or {})
+        found += [f"baselines.{name}.{k}: {a.get(k)!r} vs {b.get(k)!r}"
+                  for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+    return found
+
+
+def _flat(node: object, prefix: str = "") -> dict[str, object]:
+    if not isinstance(node, dict):
+        return {prefix.rstrip("."): node}
+    out: dict[str, object] = {}
+    for key, value in node.items():
+        out.update(_flat(value, f"{prefix}{key}."))
+    return out
+
+
+def per_seed(run: RunFolder) -> pd.DataFrame:
+    """One row per baseline and seed: ``fps`` and ``latency_p90_ms``."""
+    return compute(run.data).scenario[["baseline", "seed", *WATCHED]]
+
+
+def delta_lines(reference: RunFolder, run: RunFolder) -> list[str]:
+    """The Δ table of ``run`` against ``reference`` (module docstring), one line a baseline
+    and metric."""
+    a, b = per_seed(reference), per_seed(run)
+    lines = [f"Δ {run.folder} vs {reference.folder} (mean over seeds; 95% interval):"]
+    for name in (n for n in reference.baselines if n in set(b["baseline"])):
+        for metric in WATCHED:
+            before = a.loc[a["baseline"] == name, metric].to_numpy(dtype=float)
+            after = b.loc[b["baseline"] == name, metric].to_numpy(dtype=float)
+            lines.append(f"  {name:<16} {metric:<15} {before.mean():8.2f} -> "
+                         f"{after.mean():8.2f}  {change(before, after).text()}")
+    return lines
 
 
 def flags(run: RunFolder) -> list[str]:
@@ -178,7 +226,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="percent a metric may worsen before it is a regression (default 5)")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     parser.add_argument("--force", action="store_true",
-                        help="compare runs that differ in device, scenario, models or duration")
+                        help="compare runs that differ in device, scenario, models, duration "
+                        "or baseline settings (each difference is printed)")
     return parser
 
 
@@ -192,12 +241,15 @@ def _show(run: RunFolder, table: pd.DataFrame, markdown: bool, console: Console)
 
 
 def check_comparable(runs: Sequence[RunFolder], force: bool) -> None:
-    """Refuse runs that differ from the first in device, scenario, models or duration."""
+    """Refuse runs that differ from the first in device, scenario, models or duration, or in
+    the settings of a baseline both ran; with ``force``, warn of each difference."""
     for run in runs[1:]:
-        differ = mismatches(runs[0], run)
+        differ = mismatches(runs[0], run) + setting_differences(runs[0], run)
         if differ and not force:
             raise UserError(f"{run.folder} is not comparable with {runs[0].folder}: "
                             f"{'; '.join(differ)} (--force compares them anyway)")
+        for line in differ:
+            print(f"WARNING {run.folder} differs from {runs[0].folder}: {line}")
 
 
 def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
@@ -211,6 +263,8 @@ def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
         _show(run, table, markdown, console)
     found = [r for run, table in zip(runs[1:], tables[1:], strict=True)
              for r in regressions(tables[0], table, str(run.folder), tolerance_pct)]
+    for run in runs[1:]:
+        print("\n".join(delta_lines(runs[0], run)))
     for line in (f for run in runs for f in flags(run)):
         print(line)
     for regression in found:

@@ -55,7 +55,7 @@ from harness.experiment.outcome import BaselineOutcome, ClockGaps, SessionState
 from harness.experiment.progress import plain_progress
 from harness.reporting import runindex
 from harness.reporting.measures import added
-from harness.reporting.report import WIDE
+from harness.reporting.report import terminal_console
 from harness.reporting.store import RunRecorder, load_run
 from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure
@@ -105,7 +105,7 @@ def scenario_models(cfg: RunConf) -> Models:
 
 
 def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = True) -> Path:
-    console = Console() if sys.stdout.isatty() else Console(width=WIDE)
+    console = terminal_console()
     folder = Path(output_dir)
     cfg = checked(resolve(cfg), raw)
     kind = device_kind(cfg)

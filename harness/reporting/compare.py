@@ -258,7 +258,7 @@ def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
     runs = [read_run(p) for p in paths]
     check_comparable(runs, force)
     tables = [report.report_table(run.data)[0] for run in runs]
-    console = Console() if sys.stdout.isatty() else Console(width=report.WIDE)
+    console = report.terminal_console()
     for run, table in zip(runs, tables, strict=True):
         _show(run, table, markdown, console)
     found = [r for run, table in zip(runs[1:], tables[1:], strict=True)

@@ -24,6 +24,7 @@ mapping with ``name``), ``seeds`` (the list) or ``seed`` (an int or a mapping wi
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -319,7 +320,7 @@ def print_comparison(run: RunData, console: Console | None = None,
     model), each fitted to the console's width; return the comparison table."""
     metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
-    console = console or _console()
+    console = console or terminal_console()
     console.print(verdict.rich_boxes(run_verdicts(run, metrics, identity), identity.shown,
                                      console.width))
     declared, width = metrics.declared, console.width
@@ -348,9 +349,10 @@ PER_MODEL_TITLE = ("latency per model, ms (finished requests of every seed, pool
                    "the table above pools models)")
 
 
-def _console() -> Console:
-    """The terminal's width on a terminal, else wide enough for the whole table."""
-    return Console() if sys.stdout.isatty() else Console(width=WIDE)
+def terminal_console() -> Console:
+    """The terminal's width on a terminal (or ``COLUMNS`` when set), else wide enough for the
+    whole table (a log file)."""
+    return Console() if sys.stdout.isatty() or "COLUMNS" in os.environ else Console(width=WIDE)
 
 
 def markdown(table: pd.DataFrame, identity: RunIdentity,

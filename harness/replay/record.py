@@ -92,13 +92,15 @@ class Recorder:
     """``policy`` with every call written to ``out`` (a trace, :mod:`harness.replay.trace`).
     The header is written at :meth:`prepare`, once the plans and profile are known."""
 
-    def __init__(self, policy: Policy, out: IO[str], baseline: str | None = None) -> None:
+    def __init__(self, policy: Policy, out: IO[str], baseline: str | None = None,
+                 processors: Sequence[Processor] = ()) -> None:
         self.policy = policy
         self.name = policy.name
         self.reinsert_front = policy.reinsert_front
         self._out = out
         self._baseline = baseline or policy.name
-        self._processors: tuple[Processor, ...] = ()
+        #: the device's processors (from :meth:`plan`, or given)
+        self._processors: tuple[Processor, ...] = tuple(processors)
         self._calls = 0
 
     def __getattr__(self, attr: str) -> Any:  # (the wrapped policy's own members)

@@ -28,11 +28,13 @@ ADMS = ("adms", "adms_ef", "adms_eqs_only", "adms_lp_split", "adms_no_monitor",
         "adms_strict", "adms_window1", "adms_work_conserving")
 #: tflite_gpu with one job at a time per processor (the other concurrency rule)
 FIFO = "baselines.tflite_gpu.concurrent=false"
+#: requests with SLOs (eq. (1) on real budgets; adms_shed drops)
+SLO = "scenario.slo_multiplier=0.5"
 SHORTER = ("scenario.duration_s=0.5", "scenario.warmup_s=0.1")
 #: (device, scenario, seed, baselines) of the default run: every baseline once, the main
-#: ones on a second device and seed
+#: ones on a second device and seed (odd seeds: tflite_gpu FIFO; even ones: with SLOs)
 DEFAULT = (("k50pro", "frs", 1, (*VANILLA, *ADMS)),
-           ("p20", "frs", 2, (*VANILLA, "adms", "adms_ef")))
+           ("p20", "frs", 2, (*VANILLA, "adms", "adms_ef", "adms_shed")))
 MATRIX = tuple((d, s, seed) for d in ("k50pro", "p20") for s in ("frs", "ros") for seed in (1, 2))
 
 
@@ -57,7 +59,7 @@ def record(tmp: Path, device: str, scenario: str, seed: int,
            baselines: tuple[str, ...] = (*VANILLA, *ADMS)) -> list[Path]:
     folder = tmp / f"{device}_{scenario}_{seed}"
     return record_twin(device, scenario, baselines, seed, folder,
-                       tmp.parent / "tuner_cache", *SHORTER, FIFO if seed % 2 else "")
+                       tmp.parent / "tuner_cache", *SHORTER, FIFO if seed % 2 else SLO)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +86,11 @@ def test_generated_traces_replay_clean(replay_binary: Path, tmp_path: Path,
     traces = [generated_trace(seed, family, tmp_path / f"{family}_{seed}.jsonl")
               for seed in range(12)]
     assert_clean(replay_binary, traces)
+
+
+def test_shedding_drops_in_a_twin_trace(twin_traces: list[Path]) -> None:
+    shed = next(t for t in twin_traces if t.name == "adms_shed.jsonl")
+    assert '"drop":[' in shed.read_text().replace('"drop":[]', "")
 
 
 def test_an_altered_decision_is_named(replay_binary: Path, twin_traces: list[Path],

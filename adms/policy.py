@@ -19,7 +19,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from adms.analyzer import whole_model_plan
 from adms.config import AdmsConf
@@ -34,6 +34,11 @@ from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import PolicyContext, ProfileFn, Runner
 from harness.seams.records import Completion
 from harness.seams.view import Decision, SchedulerView
+
+
+def _no_profile(plan: ModelPlan, subgraph: Subgraph) -> int:
+    """No device to profile on (a policy rebuilt from a trace never plans)."""
+    raise AssertionError("a policy rebuilt from a decision trace does not plan")
 
 
 class AdmsPolicy:
@@ -70,6 +75,10 @@ class AdmsPolicy:
         self._derived_at: dict[str, dict[tuple[str, int], int]] = {}
         #: the tuner's choice per model (for reports)
         self.tuned: dict[str, Tuned] = {}
+        #: ``lp_split``: the LP's flow the last :meth:`prepare` split by (model -> subgraph
+        #: index -> frames per second), or the one to use instead of solving (a replay)
+        self.flow: dict[str, dict[int, float]] | None = None
+        self._given_flow = False
 
     @classmethod
     def check_device(cls, name: str, kind: str) -> None:
@@ -84,6 +93,26 @@ class AdmsPolicy:
                    name=context.name, handoff_fn=context.handoff,
                    costs_key=hashlib.sha256(facts.encode()).hexdigest()[:12],
                    scenario=(context.models, context.op_support))
+
+    @classmethod
+    def from_trace(cls, conf: AdmsConf, header: Mapping[str, Any]) -> AdmsPolicy:
+        """As recorded in a decision trace's header (``harness.replay``): no tuner work (the
+        plans are the header's), the LP's flow as recorded (:meth:`trace_facts`)."""
+        policy = cls(conf, _no_profile, "replay", name=str(header["name"]))
+        flow = header.get("facts", {}).get("lp_flow")
+        if flow is not None:
+            policy.flow = {m: {int(i): float(f) for i, f in by_index}
+                           for m, by_index in flow.items()}
+            policy._given_flow = True
+        return policy
+
+    def trace_facts(self) -> dict[str, Any]:
+        """What a decision trace's header needs beyond the plans and profile: the LP's flow
+        (``lp_split``), which a replay cannot solve again without the device's handoffs."""
+        if self.flow is None:
+            return {}
+        return {"lp_flow": {m: [[i, f] for i, f in by_index.items()]
+                            for m, by_index in self.flow.items()}}
 
     def plan(
         self,
@@ -104,7 +133,10 @@ class AdmsPolicy:
         for model in plans:
             self.scheduler.forget(model)
         if self.conf.lp_split:
-            self.scheduler.set_split(plans, self.lp_flow(plans, profile))
+            if not self._given_flow:
+                self.flow = self.lp_flow(plans, profile)
+            assert self.flow is not None
+            self.scheduler.set_split(plans, self.flow)
 
     def lp_flow(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
                 ) -> dict[str, dict[int, float]]:

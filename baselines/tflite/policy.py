@@ -22,7 +22,7 @@ are never dropped for missing their SLO.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from baselines.tflite.config import Placement, TfliteConf, fixed_processor
 from baselines.tflite.placement import best_assignment
@@ -93,6 +93,12 @@ class TflitePolicy:
                    {p: d.min_partition_ops for p, d in limits.items()}, name=context.name,
                    profile=context.profile, models=context.models,
                    op_support=context.op_support)
+
+    @classmethod
+    def from_trace(cls, conf: TfliteConf, header: Mapping[str, Any]) -> TflitePolicy:
+        """As recorded in a decision trace's header (``harness.replay``): its decisions read
+        only its config and the plans it is prepared with."""
+        return cls(conf, name=str(header["name"]))
 
     def _delegated(self, graph: ModelGraph, proc: Processor,
                    unsupported: Mapping[str, frozenset[int]]) -> ModelPlan:

@@ -17,7 +17,7 @@ queue, as Band's workers re-enqueue a job's remaining subgraphs with ``push_fron
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from baselines.band.analyzer import analyze
 from baselines.band.config import BandConf, SloCheck
@@ -111,6 +111,21 @@ class BandPolicy:
     def from_config(cls, conf: BandConf, context: PolicyContext) -> BandPolicy:
         head = conf.schedule_window_size
         return cls(conf, queue_head=head if head > 0 else None, name=context.name)
+
+    @classmethod
+    def from_trace(cls, conf: BandConf, header: Mapping[str, Any]) -> BandPolicy:
+        """As recorded in a decision trace's header (``harness.replay``): its config, and the
+        ``fixed_worker`` map it was given (:meth:`trace_facts`); prepare derives the rest from
+        the header's plans and profile."""
+        head = conf.schedule_window_size
+        worker_map = header.get("facts", {}).get("worker_map")
+        return cls(conf, queue_head=head if head > 0 else None, worker_map=worker_map,
+                   name=str(header["name"]))
+
+    def trace_facts(self) -> dict[str, Any]:
+        """What a decision trace's header needs beyond the plans, profile and config: the
+        ``fixed_worker`` map given to the constructor (not part of the config)."""
+        return {"worker_map": dict(self._worker_map)} if self._worker_map else {}
 
     @property
     def whole_models(self) -> bool:

@@ -1,5 +1,5 @@
 """The runner's C++ decision library against the Python policies: decision traces recorded
-from short twin runs (every vanilla and ADMS baseline and ablation) and generated from seeded
+from short twin runs (every vanilla, Band and ADMS baseline and ablation) and generated from seeded
 random calls replay through ``runner/build/replay`` with no differing decision; an altered
 decision is named by its call. Skipped when cmake or g++ is missing. The whole matrix
 (k50pro and p20, FRS and ROS, two seeds) is ``-m slow``; the default run records one
@@ -26,15 +26,19 @@ VANILLA = ("tflite", "tflite_gpu")
 ADMS = ("adms", "adms_ef", "adms_eqs_only", "adms_lp_split", "adms_no_monitor",
         "adms_no_partition", "adms_no_priority", "adms_per_model", "adms_selfish", "adms_shed",
         "adms_strict", "adms_window1", "adms_work_conserving")
+#: Band's sample configuration (least-slack-first), its code defaults, and each other scheduler
+BAND = ("band", "band7", "band_fixed_worker", "band_round_robin", "band_sel", "band_heft",
+        "band_heft_reserved")
 #: tflite_gpu with one job at a time per processor (the other concurrency rule)
 FIFO = "baselines.tflite_gpu.concurrent=false"
 #: requests with SLOs (eq. (1) on real budgets; adms_shed drops)
 SLO = "scenario.slo_multiplier=0.5"
 SHORTER = ("scenario.duration_s=0.5", "scenario.warmup_s=0.1")
 #: (device, scenario, seed, baselines) of the default run: every baseline once, the main
-#: ones on a second device and seed (odd seeds: tflite_gpu FIFO; even ones: with SLOs)
-DEFAULT = (("k50pro", "frs", 1, (*VANILLA, *ADMS)),
-           ("p20", "frs", 2, (*VANILLA, "adms", "adms_ef", "adms_shed")))
+#: ones and every Band one on a second device and seed (odd seeds: tflite_gpu FIFO; even
+#: ones: with SLOs, where Band drops)
+DEFAULT = (("k50pro", "frs", 1, (*VANILLA, *BAND, *ADMS)),
+           ("p20", "frs", 2, (*VANILLA, *BAND, "adms", "adms_ef", "adms_shed")))
 MATRIX = tuple((d, s, seed) for d in ("k50pro", "p20") for s in ("frs", "ros") for seed in (1, 2))
 
 
@@ -56,7 +60,7 @@ def assert_clean(binary: Path, traces: list[Path]) -> None:
 
 
 def record(tmp: Path, device: str, scenario: str, seed: int,
-           baselines: tuple[str, ...] = (*VANILLA, *ADMS)) -> list[Path]:
+           baselines: tuple[str, ...] = (*VANILLA, *BAND, *ADMS)) -> list[Path]:
     folder = tmp / f"{device}_{scenario}_{seed}"
     return record_twin(device, scenario, baselines, seed, folder,
                        tmp.parent / "tuner_cache", *SHORTER, FIFO if seed % 2 else SLO)
@@ -80,7 +84,7 @@ def test_twin_traces_are_complete(twin_traces: list[Path]) -> None:
         assert count > 0
 
 
-@pytest.mark.parametrize("family", ["tflite", "adms"])
+@pytest.mark.parametrize("family", ["tflite", "band", "adms"])
 def test_generated_traces_replay_clean(replay_binary: Path, tmp_path: Path,
                                        family: str) -> None:
     traces = [generated_trace(seed, family, tmp_path / f"{family}_{seed}.jsonl")
@@ -88,10 +92,19 @@ def test_generated_traces_replay_clean(replay_binary: Path, tmp_path: Path,
     assert_clean(replay_binary, traces)
 
 
-def test_shedding_drops_in_a_twin_trace(twin_traces: list[Path]) -> None:
-    shed = next(t for t in twin_traces
-                if t.name == "adms_shed.jsonl" and t.parent.name.endswith("_2"))  # (SLOs)
-    assert '"drop":[' in shed.read_text().replace('"drop":[]', "")
+@pytest.mark.parametrize("baseline", ["adms_shed", "band", "band7", "band_sel",
+                                      "band_heft_reserved"])
+def test_a_twin_trace_with_slos_drops(twin_traces: list[Path], baseline: str) -> None:
+    dropping = next(t for t in twin_traces
+                    if t.name == f"{baseline}.jsonl" and t.parent.name.endswith("_2"))  # (SLOs)
+    assert '"drop":[' in dropping.read_text().replace('"drop":[]', "")
+
+
+def test_generated_band_traces_cover_every_scheduler_and_worker_map(tmp_path: Path) -> None:
+    headers = [json.loads(generated_trace(seed, "band", tmp_path / f"{seed}.jsonl")
+                          .read_text().splitlines()[0]) for seed in range(6)]
+    assert len({h["conf"]["scheduler"] for h in headers}) == 6
+    assert any("worker_map" in h["facts"] for h in headers)
 
 
 def test_an_altered_decision_is_named(replay_binary: Path, twin_traces: list[Path],

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test bench lint zoo native runner clean
+.PHONY: run test test-cross bench lint zoo native runner clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,6 +30,11 @@ run: native
 
 test: native
 	$(BIN)/python -m pytest
+
+# the runner's aarch64 build run under qemu-user on a tiny model (needs g++-aarch64-linux-gnu,
+# qemu-user and root; skipped with the reason where they are missing)
+test-cross: $(STAMP)
+	$(BIN)/python -m pytest -m cross -p no:randomly -rs tests/runner/test_runner_builds.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

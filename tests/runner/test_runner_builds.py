@@ -1,5 +1,6 @@
 """The runner's other builds, slow (a full compile each): with ASan and UBSan, with TSan, and
-for aarch64 under qemu-user (``runner/cross/aarch64.sh``). Each runs chained slices, which
+for aarch64 under qemu-user (``runner/cross/aarch64.sh``; marked ``cross`` too, so that
+``make test-cross`` runs it alone: CI does, after ``make test``). Each runs chained slices, which
 must reproduce the whole model bit for bit as the x86 release build does in
 ``test_runner.py`` (aarch64: its own whole-model run; Python on x86 within rounding).
 """
@@ -65,9 +66,12 @@ def cross_missing() -> str | None:
         return f"{', '.join(absent)} missing (apt-get install g++-aarch64-linux-gnu qemu-user)"
     if os.geteuid() != 0:
         return "qemu run needs root (bind-mounts an aarch64 /proc/cpuinfo)"
+    if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
+        return "no private mount namespace here (unshare -m fails: a container without it)"
     return None
 
 
+@pytest.mark.cross
 @pytest.mark.skipif(cross_missing() is not None, reason=f"aarch64 build: {cross_missing()}")
 def test_aarch64_build_under_qemu(tmp_path: Path, tiny_models: dict[str, Path]) -> None:
     env = {**os.environ, "PYTHON": sys.executable}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from tests.cases.case import Case, Setup, copy_ref, harness, module, write
 from tests.cases.proc import NO_ROOT, QUICK, REPO
@@ -61,7 +62,7 @@ def bad_values() -> list[Case]:
 
 def accepted() -> list[Case]:
     """Values at the accepted edge of their range, and settings of the terminal."""
-    ok = {"expect": "ok", "run_dir": "run", "statuses": ("completed",)}
+    ok: dict[str, Any] = {"expect": "ok", "run_dir": "run", "statuses": ("completed",)}
     return [
         Case("run accepted", harness(*RUN), **ok),
         Case("run seed.base=4294967295", harness(*RUN, "seed.base=4294967295"), **ok),

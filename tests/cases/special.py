@@ -4,6 +4,7 @@ while it runs, two runs racing for one folder, a farm night after a damaged one.
 from __future__ import annotations
 
 import hashlib
+import signal
 import time
 from pathlib import Path
 
@@ -100,7 +101,8 @@ def signal_case(name: str, signals: list[tuple[float, int]], code: int, mid: boo
         inspect_run(folder / "run", out)
         if out.status != "absent" or mid:
             out.notes += judge_run(out, need_rows=mid)
-        return out, shown(argv) + "  + " + ", ".join(f"{s.name}@{d}s" for d, s in signals)
+        sent = ", ".join(f"{signal.Signals(s).name}@{d}s" for d, s in signals)
+        return out, shown(argv) + "  + " + sent
     return Case(name, expect="ending", codes=(code,), custom=go)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from tests.cases.case import Case, console, copy_ref, module, write
+from tests.cases.case import Case, Setup, console, copy_ref, module, write
 
 TWIN_ONLY = ["inventory.phones=[]",
              "inventory.twins=[{name: k50pro, device: k50pro, baselines: [tflite], overrides: []}]",
@@ -18,7 +19,7 @@ def compare(*args: str) -> list[str]:
     return module("harness.compare", *args)
 
 
-def damaged(table: str, data: bytes) -> object:
+def damaged(table: str, data: bytes) -> Setup:
     """A setup: the shared run with ``table`` replaced by ``data``."""
     return write(f"ref/{table}", data, also=copy_ref())
 
@@ -39,7 +40,7 @@ def no_requests(folder: Path, ref: Path) -> None:
 
 
 def compares() -> list[Case]:
-    ref = {"setup": copy_ref()}
+    ref: dict[str, Any] = {"setup": copy_ref()}
     return [
         Case("compare no arguments", compare()),
         Case("compare a missing folder", compare("{d}/nope")),

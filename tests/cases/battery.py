@@ -1,6 +1,6 @@
 """Run every case of the battery and write its table (markdown).
 
-    PYTHONPATH=$PWD HARNESS_NATIVE=0 python -m tests.cases.battery --out FILE.md [--only WORD]
+    PYTHONPATH=$PWD HARNESS_NATIVE=0 python -m tests.cases.battery --out FILE.md [--only WORD]...
 
 Needs root (mounts, capabilities). Each case runs in a fresh folder under a temporary root;
 one completed run made first is copied where a case needs a finished run.
@@ -78,11 +78,12 @@ def commit() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--only", default="", help="run only cases whose name holds this")
+    parser.add_argument("--only", action="append", default=[],
+                        help="run only the cases whose name holds this (repeatable)")
     args = parser.parse_args(argv)
     # a child inherits an ignored SIGINT (a battery started in the background ignores it)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    cases = [c for c in every_case() if args.only in c.name]
+    cases = [c for c in every_case() if not args.only or any(o in c.name for o in args.only)]
     root = Path(tempfile.mkdtemp(prefix="cases-"))
     ref = reference(root)
     lines = ["| # | case | command | exit | line | clean? |", "|---|---|---|---|---|---|"]

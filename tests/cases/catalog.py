@@ -24,7 +24,7 @@ def unreadable(folder: Path, ref: Path) -> None:
 
 
 def device_yaml() -> list[str]:
-    return ["hydra.searchpath=[file://{d}/conf]", "device=mine", *RUN]
+    return harness("hydra.searchpath=[file://{d}/conf]", "device=mine", *RUN)
 
 
 def without(*keys: str) -> str:

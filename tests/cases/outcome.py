@@ -1,6 +1,7 @@
 """A case's outcome: what a process printed and left behind, and whether that is clean.
 
-A case expects one of three things. ``error``: the input is the user's mistake, so a non-zero
+A case expects one of four things. ``fail``: a comparison that must fail (non-zero exit, no
+traceback). ``error``: the input is the user's mistake, so a non-zero
 exit code, exactly one stderr line starting with ``error:`` and no traceback. ``ok``: the
 input is accepted, so exit code 0 and no traceback. ``ending``: a run that is disturbed
 (signal, full disk, closed stdout) must end with its manifest ``completed``, ``interrupted``
@@ -88,6 +89,8 @@ def judge(expect: str, out: Outcome, codes: tuple[int, ...] = ()) -> list[str]:
             why.append(f"exit {out.code}")
         if len(out.errors) != 1:
             why.append(f"{len(out.errors)} error: lines")
+    elif expect == "fail" and out.code in (0, None):
+        why.append("exit 0")
     elif expect == "ok" and out.code != 0:
         why.append(f"exit {out.code}")
     # killed by signal N (-N here) is what a shell shows as 128 + N

@@ -20,11 +20,24 @@ terminal may be closed or ASCII-only: the run's files do not depend on it
 (:mod:`harness.experiment.terminal`).
 """
 
+# ruff: noqa: E402  (Ctrl-C during the seconds of imports below must already be one line)
 from __future__ import annotations
 
 import errno
 import signal
 import sys
+
+
+def _outside_a_run(signum: int, _frame: object) -> None:
+    """Ctrl-C while the command starts (its imports take seconds) or after its run ended:
+    one line, no traceback; nothing was being measured."""
+    print(f"stopped by {signal.Signals(signum).name} outside a run (nothing was being "
+          "measured)", file=sys.stderr)
+    raise SystemExit(128 + signum)
+
+
+if __name__ == "__main__":  # (not when imported: a test or the console script owns signals)
+    signal.signal(signal.SIGINT, _outside_a_run)
 
 import hydra
 from hydra.core.hydra_config import HydraConfig

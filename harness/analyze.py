@@ -84,13 +84,20 @@ def compose_config(overrides: Sequence[str]) -> tuple[AnalyzeConf, list[str]]:
     conf: AnalyzeConf = to_object(raw, AnalyzeConf)
     check_all(raw, conf)
     if not hasattr(conf.device, "processors"):
-        raise UserError(f"device {conf.device.name!r} declares no processors to analyze")
+        device = conf.device
+        name = device.get("name") if isinstance(device, dict) else getattr(device, "name", "")
+        raise UserError(f"device {name!r} declares no processors to analyze (a device YAML "
+                        "starts from its schema: defaults: [/schema/device/twin@_here_])")
     return conf, [m for m in group_options("model") if m != "all"]
 
 
 def window_sizes(value: Any) -> list[int]:
     """``window_size`` (validated by its field's spec) as a list of integers."""
-    return [int(w) for w in (value if isinstance(value, list | tuple) else [value])]
+    sizes = value if isinstance(value, list | tuple) else [value]
+    if any(isinstance(w, bool) or not isinstance(w, int | float | str) for w in sizes):
+        raise UserError(f"window_size={value!r} is not a window size or a list of them, "
+                        "e.g. window_size=5 or window_size=[1,2,3]")
+    return [int(w) for w in sizes]
 
 
 def load_graphs(conf: AnalyzeConf, model_names: Sequence[str]) -> list[ModelGraph]:

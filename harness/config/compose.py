@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
@@ -40,7 +41,9 @@ from harness.seams.fields import check
 #: folder in the user's working directory cannot shadow it
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 #: errors of composition and of validation against a schema
-CONFIG_ERRORS = (HydraException, OmegaConfBaseException, ValueError)
+#: a config file that is not YAML (yaml.YAMLError: a scanner or parser error naming the file,
+#: its line and column) is a config error too
+CONFIG_ERRORS = (HydraException, OmegaConfBaseException, ValueError, yaml.YAMLError)
 
 
 #: lines of Hydra's and OmegaConf's errors that say nothing to a user

@@ -30,6 +30,9 @@ from harness.seams.errors import UserError
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
+#: the handler blocks open, innermost last (a signal noted in an inner one is kept for the
+#: outer ones until the outermost ends)
+_DEPTH: list[Callable[[int, object], None]] = []
 #: stop signals received inside :func:`stop_on_signals` and not yet obeyed
 _PENDING: list[int] = []
 
@@ -82,14 +85,18 @@ def _handlers(handler: Callable[[int, object], None]) -> Iterator[None]:
         yield  # signals reach only the main thread; a run on another thread keeps defaults
         return
     before = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    _DEPTH.append(handler)
     try:
         yield
     finally:
+        _DEPTH.pop()
         came = bool(_PENDING)
         for s, h in before.items():
-            # (inside an outer stop block a signal already obeyed ends it too: note more)
-            signal.signal(s, _note_only if came and h is _raise_interrupted else h)
-        _PENDING.clear()
+            # once a stop signal came, the shutdown it started is not cut by a later one,
+            # in this block's callers too (the outermost caller decides what then happens)
+            signal.signal(s, _note_only if came else h)
+        if not _DEPTH:
+            _PENDING.clear()
 
 
 def stop_on_signals() -> Any:

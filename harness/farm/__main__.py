@@ -31,7 +31,7 @@ from harness.config.compose import CONF_DIR, to_object, user_errors
 from harness.config.names import plain_name
 from harness.farm.cell import CELL_FILE, cell_dir
 from harness.farm.config import FarmConf, register
-from harness.farm.night import collect, compare_nights, previous_night, write_report
+from harness.farm.night import collect, compare_nights, previous_night, read_outcome, write_report
 from harness.farm.plan import Cell, cells, write_plan
 from harness.reporting.compare import WATCHED
 from harness.seams.errors import UserError, command
@@ -61,7 +61,7 @@ def compose_farm(overrides: Sequence[str]) -> FarmConf:
 
 def finished(night: Path, cell: Cell) -> bool:
     path = cell_dir(night, cell) / CELL_FILE
-    return path.is_file() and json.loads(path.read_text()).get("status") == "ok"
+    return path.is_file() and read_outcome(path, cell.id).get("status") == "ok"
 
 
 def launch(conf: FarmConf, plan: Path, indices: Sequence[int]) -> str:

@@ -43,7 +43,18 @@ def outcome(night: Path, cell: Cell) -> dict[str, Any]:
     if not path.is_file():
         return {"cell": cell.id, "status": "failed",
                 "error": "the job wrote no cell.json (killed, or its launcher failed)"}
-    found: dict[str, Any] = json.loads(path.read_text())
+    return read_outcome(path, cell.id)
+
+
+def read_outcome(path: Path, cell_id: str) -> dict[str, Any]:
+    """A ``cell.json``; a damaged one (truncated, not an object) is a failed cell saying so."""
+    try:
+        found = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        found = f"not JSON ({exc})"
+    if not isinstance(found, dict):
+        return {"cell": cell_id, "status": "failed",
+                "error": f"{path} is damaged: {str(found)[:80]}"}
     return found
 
 

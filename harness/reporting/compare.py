@@ -35,11 +35,12 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
+from harness.experiment.terminal import forgiving_streams
 from harness.reporting import report
 from harness.reporting.delta import change
 from harness.reporting.metrics import compute
 from harness.reporting.runfolder import RunFolder, State
-from harness.seams.errors import UserError, run_cli
+from harness.seams.errors import Parser, UserError, run_cli
 
 #: the share of the measured duration a baseline's requests must span not to be flagged
 MIN_COVERAGE = 0.9
@@ -119,7 +120,8 @@ def _flat(node: object, prefix: str = "") -> dict[str, object]:
 
 def per_seed(run: RunFolder) -> pd.DataFrame:
     """One row per baseline and seed: ``fps`` and ``latency_p90_ms``."""
-    return compute(run.data).scenario[["baseline", "seed", *WATCHED]]
+    # a run without a finished request has no metric columns: no rows (it fails as hollow)
+    return compute(run.data).scenario.reindex(columns=["baseline", "seed", *WATCHED])
 
 
 def delta_lines(reference: RunFolder, run: RunFolder) -> list[str]:
@@ -219,7 +221,7 @@ def empty(run: RunFolder) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness.compare", description=__doc__,
+    parser = Parser(prog="python -m harness.compare", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folders; first = reference")
     parser.add_argument("--tolerance", type=tolerance, default=DEFAULT_TOLERANCE_PCT,
@@ -281,6 +283,7 @@ def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    forgiving_streams()
     args = _parser().parse_args(argv)
     return run_cli(lambda: compare(args.runs, args.tolerance, args.markdown, args.force))
 

@@ -2,18 +2,25 @@
 
 Everything a user can get wrong (a missing file, an unknown processor, a window size below 1)
 raises :class:`UserError`. Command-line entry points wrap their body in :func:`cli_guard`,
-which prints ``error: <message>`` to stderr and exits with code 2, without a traceback.
+which prints ``error: <message>`` to stderr and exits with code 2, without a traceback; so
+does a path that cannot be used (read-only, not permitted) and a refused command line
+(:class:`Parser`).
 Programming errors are not ``UserError`` and keep their traceback.
 """
 
 from __future__ import annotations
 
+import argparse
+import errno
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn, TypeVar
 
 EXIT_USER_ERROR = 2
+#: errors of a path the user named (read-only, not permitted, not a folder): one line, not
+#: a traceback; a full disk is the run's own ending (harness/__main__.py)
+PATH_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR)
 
 T = TypeVar("T")
 
@@ -45,6 +52,17 @@ def cli_guard() -> Iterator[None]:
         yield
     except UserError as exc:
         fail(str(exc))
+    except OSError as exc:
+        if exc.errno not in PATH_ERRNOS or exc.filename is None:
+            raise
+        fail(f"cannot use {exc.filename}: {(exc.strerror or '').lower()}")
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose refusal is one ``error:`` line (no usage block), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message} (--help: usage)")
 
 
 def run_cli(main: Callable[[], T]) -> T:

@@ -5,6 +5,8 @@ mapping where a name belongs. Each case is a real process."""
 
 from __future__ import annotations
 
+import errno
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.config.names import plain_name
-from harness.seams.errors import UserError
+from harness.seams.errors import UserError, cli_guard
 from tests.fixtures.paths import REPO
 from tests.harness.experiment.test_cli import assert_user_error
 
@@ -41,8 +43,40 @@ def test_the_farm_refuses_what_would_pass_silently(args: list[str], needles: lis
 def test_compare_refuses_a_tolerance_that_cannot_fail(value: str, needle: str,
                                                       tmp_path: Path) -> None:
     done = run("harness.compare", str(tmp_path), str(tmp_path), f"--tolerance={value}", cwd=REPO)
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert needle in done.stderr and "--tolerance" in done.stderr
+    assert_user_error(done, needle, "--tolerance")
+
+
+@pytest.mark.parametrize("args", [[], ["nope"], ["build", "--bogus"]])
+def test_a_refused_command_line_is_one_line(args: list[str], tmp_path: Path) -> None:
+    assert_user_error(run("harness.zoo", *args, cwd=tmp_path))
+
+
+@pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES])
+def test_a_path_that_cannot_be_used_is_one_line(code: int,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as ended, cli_guard():
+        raise OSError(code, os.strerror(code), "results/x")
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.startswith("error: cannot use results/x: ")
+
+
+def test_a_full_disk_is_left_to_the_run(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(OSError, match="No space"), cli_guard():
+        raise OSError(errno.ENOSPC, "No space left on device", "results/x")
+
+
+def test_analyze_refuses_a_mapping_for_a_window_size(tmp_path: Path) -> None:
+    assert_user_error(run("harness.analyze", "window_size={a: 1}", cwd=tmp_path), "window_size")
+
+
+def test_analyze_names_a_device_yaml_without_its_schema(tmp_path: Path) -> None:
+    text = (REPO / "conf/device/k50pro.yaml").read_text()
+    (tmp_path / "device").mkdir()
+    (tmp_path / "device/mine.yaml").write_text(
+        "\n".join(ln for ln in text.splitlines() if "/schema/device/" not in ln))
+    done = run("harness.analyze", f"hydra.searchpath=[file://{tmp_path}]", "device=mine",
+               cwd=tmp_path)
+    assert_user_error(done, "k50pro", "schema")
 
 
 @pytest.mark.parametrize(("args", "needles"), [

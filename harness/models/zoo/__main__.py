@@ -26,12 +26,12 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.models import zoo
-from harness.seams.errors import cli_guard
+from harness.seams.errors import Parser, cli_guard
 from harness.seams.graph import ModelGraph
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness.zoo",
+    parser = Parser(prog="python -m harness.zoo",
                                      description="Build and list the model zoo.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="print the registry from the committed graph profiles")

@@ -201,3 +201,12 @@ def test_bad_farm_input_is_one_error(override: str, needle: str, tmp_path: Path)
     searchpath = write_inventory(tmp_path / "conf", [], [])
     with pytest.raises(UserError, match=needle):
         run(farm_args(tmp_path, searchpath, "2026-01-01", override))
+
+
+@pytest.mark.parametrize("text", ['{"status": "o', "[1, 2]", "\xff"])
+def test_a_damaged_cell_json_is_a_failed_cell_saying_so(text: str, tmp_path: Path) -> None:
+    from harness.farm.night import read_outcome
+    path = tmp_path / "cell.json"
+    path.write_text(text, encoding="latin-1")
+    found = read_outcome(path, "k50pro/frs/tflite/seed0")
+    assert found["status"] == "failed" and str(path) in found["error"]

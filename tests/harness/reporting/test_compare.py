@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,3 +47,22 @@ def test_bad_folder_is_one_line_exit_2(tmp_path: Path) -> None:
     assert done.stderr.strip().startswith("error: ")
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_a_candidate_without_requests_fails_without_a_traceback(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+    small_run(tmp_path / "a")
+    small_run(tmp_path / "b")
+    rows = pq.read_table(tmp_path / "b/requests.parquet")
+    pq.write_table(rows.slice(0, 0), tmp_path / "b/requests.parquet")
+    done = compare(str(tmp_path / "a"), str(tmp_path / "b"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "finished no request" in done.stdout
+
+
+def test_markdown_on_an_ascii_terminal_is_printed(tmp_path: Path) -> None:
+    small_run(tmp_path / "a")
+    done = subprocess.run([sys.executable, "-m", "harness.compare", str(tmp_path / "a"),
+                           "--markdown"], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

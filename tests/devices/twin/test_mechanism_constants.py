@@ -23,7 +23,14 @@ from devices.twin.config import (
 from devices.twin.spec import parse
 from harness.experiment import session
 from harness.seams.errors import UserError
-from tests.devices.twin.test_twin import CONV, DEVICE, chain_graph, make_device, make_plan, twin_conf
+from tests.devices.twin.test_twin import (
+    CONV,
+    DEVICE,
+    chain_graph,
+    make_device,
+    make_plan,
+    twin_conf,
+)
 from tests.fixtures.runs import compose_run
 
 MECHANISMS = tuple(f.name for f in dataclasses.fields(MechanismsConf))

@@ -3,9 +3,11 @@
 Each processor carries a ``twin:`` block of constants (:class:`TwinProcessorBlock`) and the
 device one more (:class:`TwinDeviceBlock`). Each field declares its unit, range and meaning
 here, in its metadata, and a default where one holds for every phone (with its source); a
-device YAML writes only what differs. :mod:`devices.twin.spec` turns the blocks into frozen
-specs, validated by that metadata alone. Hydra rejects unknown keys and
-wrong types when it composes a device YAML, because the YAML's defaults list names
+device YAML writes only what differs. A mechanism's constants (:data:`MECHANISM_CONSTANTS`)
+have no default: a phone whose mechanism is on gives them all, or parsing names the missing
+ones, so a mechanism never charges a borrowed or zero value unseen. :mod:`devices.twin.spec`
+turns the blocks into frozen specs, validated by that metadata alone. Hydra rejects unknown
+keys and wrong types when it composes a device YAML, because the YAML's defaults list names
 ``/schema/device/twin``.
 """
 
@@ -88,20 +90,20 @@ class TwinProcessorBlock:
     run_as: dict[str, str] = field(default_factory=dict)
     # the shortest an invoke of this delegate can take (driver round trip, command-queue
     # flush), us; a subgraph takes at least this long. 0 (no floor): a CPU shares memory
-    # with the app
-    invoke_floor_us: float = field(default=0.0, metadata=spec(
+    # with the app. None: not given (an error while mechanisms.invoke_floor is on)
+    invoke_floor_us: float | None = field(default=None, metadata=spec(
         "µs", NONNEG, "shortest invoke of the delegate; 0: none"))
     # copying a subgraph's inputs to the processor and its outputs back (delegate I/O
     # between CPU memory and the accelerator's buffers), GB/s; 0: shares CPU memory (a
-    # CPU), no copy
-    io_copy_gbps: float = field(default=0.0, metadata=spec(
+    # CPU), no copy. None: not given (an error while mechanisms.io_copy is on)
+    io_copy_gbps: float | None = field(default=None, metadata=spec(
         "GB/s", NONNEG, "delegate I/O copy bandwidth; 0: no copy"))
     # the delegate keeps its own copy of the weights of every subgraph it runs; whether a
     # delegate does is not established from a public source [U], so off
     weight_copy: bool = False
     # at this temperature the processor shuts down (takes no work) until it cools by
-    # hysteresis_c, C; 0: never
-    critical_c: float = field(default=0.0, metadata=spec(
+    # hysteresis_c, C; 0: never. None: not given (an error while mechanisms.shutdown is on)
+    critical_c: float | None = field(default=None, metadata=spec(
         "°C", NONNEG, "shutdown temperature; 0: never"))
     # the single-model measurement the efficiencies were scaled to
     calibration: CalibrationConf | None = None
@@ -147,6 +149,19 @@ class MechanismsConf:
     shutdown: bool = True
 
 
+#: each mechanism's constants (docs/results.md): the device block's (TwinDeviceBlock) and each
+#: processor's (TwinProcessorBlock). A mechanism that is on needs every one of them given.
+MECHANISM_CONSTANTS: dict[str, tuple[str, ...]] = {
+    "invoke_floor": ("invoke_floor_us",),
+    "boundary_copy": ("memcpy_gbps", "copy_fixed_us"),
+    "io_copy": ("io_copy_gbps",),
+    "scheduler_cost": ("scheduler_fixed_us", "scheduler_ns_per_op"),
+    "memory": ("memory_budget_mb", "interpreter_overhead_kb"),
+    "phone_power": ("rest_of_phone_w",),
+    "shutdown": ("critical_c",),
+}
+
+
 @dataclass
 class TwinDeviceBlock:
     ambient_c: float = field(default=MISSING, metadata=spec("°C", Range(-50, 60), "ambient air"))
@@ -167,26 +182,28 @@ class TwinDeviceBlock:
     # sigma of the multiplicative lognormal latency noise (median factor 1); 0 = deterministic
     noise_sigma: float = field(default=0.0, metadata=spec(
         "", Range(0, 2), "sigma of the lognormal latency noise; 0: none"))
+    # Each mechanism's constants (MECHANISM_CONSTANTS) default to None, "not given": parsing
+    # refuses a device whose mechanism is on while one of them is None (devices.twin.spec).
     # CPU memcpy bandwidth for copies between interpreters, GB/s
-    memcpy_gbps: float = field(default=10.0, metadata=spec(
+    memcpy_gbps: float | None = field(default=None, metadata=spec(
         "GB/s", POS, "memcpy bandwidth between interpreters"))
     # bookkeeping per tensor copied between interpreters [E]
-    copy_fixed_us: float = field(default=2.0, metadata=spec(
-        "µs", NONNEG, "fixed cost of copying one tensor (2: [E])"))
+    copy_fixed_us: float | None = field(default=None, metadata=spec(
+        "µs", NONNEG, "fixed cost of copying one tensor"))
     # scheduling: fixed cost per dispatched subgraph (wake-up, bookkeeping), us, and the
     # time of one unit of a decision's counted work (a chain step, a candidate), ns
-    scheduler_fixed_us: float = field(default=0.0, metadata=spec(
+    scheduler_fixed_us: float | None = field(default=None, metadata=spec(
         "µs", NONNEG, "fixed cost per dispatched subgraph"))
-    scheduler_ns_per_op: float = field(default=0.0, metadata=spec(
+    scheduler_ns_per_op: float | None = field(default=None, metadata=spec(
         "ns", NONNEG, "time of one unit of decision work"))
     # memory the app may use for interpreters, arenas and weight copies, MB (0: unlimited)
-    memory_budget_mb: float = field(default=0.0, metadata=spec(
+    memory_budget_mb: float | None = field(default=None, metadata=spec(
         "MB", NONNEG, "memory for interpreters; 0: unlimited"))
     # one interpreter's fixed memory (object, op kernels' state), KB
-    interpreter_overhead_kb: float = field(default=0.0, metadata=spec(
+    interpreter_overhead_kb: float | None = field(default=None, metadata=spec(
         "KB", NONNEG, "one interpreter's fixed memory"))
     # the rest of the phone while the app runs (display, video decode, idle radios), W
-    rest_of_phone_w: float = field(default=0.0, metadata=spec(
+    rest_of_phone_w: float | None = field(default=None, metadata=spec(
         "W", NONNEG, "power of the rest of the phone"))
     # every mechanism on, as on a phone; an ablation turns one off
     mechanisms: MechanismsConf = field(default_factory=MechanismsConf)

@@ -123,8 +123,11 @@ class TwinDevice:
     @classmethod
     def prepare_run(cls, conf: TwinDeviceConf, run: Sequence[str],
                     runners: Mapping[str, Runner], dry_run: bool) -> TwinDeviceConf:
-        """Nothing to check: the runtime runs every baseline on a twin (written out, not
-        inherited from :class:`~harness.seams.device.DeviceDefaults`: a compiled class)."""
+        """The twin's constants checked before anything runs (:func:`parse`: their ranges,
+        and every constant of each mechanism that is on given); the runtime runs every
+        baseline on a twin (written out, not inherited from
+        :class:`~harness.seams.device.DeviceDefaults`: a compiled class)."""
+        parse(conf)
         return conf
 
     # -- Device protocol ---------------------------------------------------------------------

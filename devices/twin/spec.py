@@ -7,9 +7,12 @@ each into a frozen dataclass once. The defaults are the schema's (a value such a
 ``throttle_c`` is written only in :mod:`devices.twin.config`), and so are the ranges: every
 number is held to the range its field declares (:func:`harness.seams.fields.check`). This
 module adds what a field's metadata cannot say: an unknown or missing key of a plain mapping,
-a dtype or op class the twin does not know, v_min_v above v_max_v. Every rejection is a
-:class:`~harness.seams.errors.UserError` with a one-line message naming the processor, the key
-and what is allowed.
+a dtype or op class the twin does not know, v_min_v above v_max_v, and a mechanism that is on
+while one of its constants is not given
+(:data:`~devices.twin.config.MECHANISM_CONSTANTS`): a phone whose YAML omits them would
+otherwise run with the mechanism charging nothing while its manifest says it is on. Every
+rejection is a :class:`~harness.seams.errors.UserError` with a one-line message naming the
+processor, the key and what is allowed.
 
 Units are in the key names: ``_gops`` (1e9 operations per second, i.e. operations per ns),
 ``_gbps`` (GB/s, i.e. bytes per ns), ``_us``, ``_ms``, ``_mhz``, ``_w``, ``_v``, ``_c``,
@@ -33,6 +36,7 @@ from typing import Any, TypeVar
 from omegaconf import MISSING
 
 from devices.twin.config import (
+    MECHANISM_CONSTANTS,
     CalibrationConf,
     ConcurrencyConf,
     MechanismsConf,
@@ -201,12 +205,17 @@ class TwinSpec:
 
 
 def parse(conf: TwinDeviceConf) -> TwinSpec:
-    """The ``twin:`` blocks of ``conf``, held to their fields' declared ranges, as specs."""
-    device = _parse_device(conf.name, conf.twin)
-    procs = tuple(_parse_processor(conf.name, i, p) for i, p in enumerate(conf.processors))
-    if not procs:
+    """The ``twin:`` blocks of ``conf``, held to their fields' declared ranges, with every
+    constant of each mechanism that is on given, as specs."""
+    device = _device_block(conf.name, conf.twin)
+    blocks = [_processor_block(conf.name, i, p) for i, p in enumerate(conf.processors)]
+    if not blocks:
         raise UserError(f"twin {conf.name}: no processors")
-    return TwinSpec(conf.name, conf.description, device, procs)
+    named = [(p.name, b) for p, b in zip(conf.processors, blocks, strict=True)]
+    _check_mechanisms(conf.name, device, named)
+    procs = tuple(_processor_spec(conf.name, p, b)
+                  for p, b in zip(conf.processors, blocks, strict=True))
+    return TwinSpec(conf.name, conf.description, _device_spec(conf.name, device), procs)
 
 
 def _block(cls: type[T], raw: Any, where: str) -> T:
@@ -255,7 +264,37 @@ def _required(cls: Any) -> set[str]:
 
 
 def _floats(block: Any, names: Iterable[str]) -> dict[str, float]:
-    return {name: float(getattr(block, name)) for name in names}
+    """The numbers ``names`` of ``block`` as floats (as the compiled twin reads them); a
+    constant not given (None) is 0.0, which only a mechanism that is off can have
+    (:func:`_check_mechanisms`), so nothing reads it."""
+    return {name: _float(getattr(block, name)) for name in names}
+
+
+def _float(value: Any) -> float:
+    return 0.0 if value is None else float(value)
+
+
+def _check_mechanisms(name: str, device: TwinDeviceBlock,
+                      processors: Iterable[tuple[str, TwinProcessorBlock]]) -> None:
+    """One UserError naming every constant not given of each mechanism that is on."""
+    processors = list(processors)
+    clauses = []
+    for mechanism, constants in MECHANISM_CONSTANTS.items():
+        if not getattr(device.mechanisms, mechanism):
+            continue
+        unset = [c for c in constants if c in _DEVICE_NUMBERS and getattr(device, c) is None]
+        unset += [f"{p}.{c}" for p, block in processors for c in constants
+                  if c in _PROCESSOR_NUMBERS and getattr(block, c) is None]
+        if unset:
+            clauses.append(_unset_clause(mechanism, unset))
+    if clauses:
+        raise UserError(f"twin: device {name}: " + "; ".join(clauses))
+
+
+def _unset_clause(mechanism: str, unset: list[str]) -> str:
+    are, them = ("is", "it") if len(unset) == 1 else ("are", "them")
+    return (f"mechanism {mechanism} is on but {', '.join(unset)} {are} not set (set {them}, "
+            f"or device.twin.mechanisms.{mechanism}=false)")
 
 
 #: the device block's numbers (the rest: provenance and mechanisms)
@@ -263,22 +302,26 @@ _DEVICE_NUMBERS = tuple(f.name for f in dataclasses.fields(TwinDeviceBlock)
                         if f.name not in ("mechanisms", "provenance"))
 
 
-def _parse_device(name: str, raw: Any) -> TwinDeviceSpec:
+def _device_block(name: str, raw: Any) -> TwinDeviceBlock:
     where = f"device {name}"
     block = _block(TwinDeviceBlock, raw, where)
     block.mechanisms = _block(MechanismsConf, block.mechanisms, f"{where} mechanisms")
     _checked(block, where, "device.twin")
+    return block
+
+
+def _device_spec(name: str, block: TwinDeviceBlock) -> TwinDeviceSpec:
     return TwinDeviceSpec(**_floats(block, _DEVICE_NUMBERS),
                           mechanisms=Mechanisms(**dataclasses.asdict(block.mechanisms)),
-                          provenance=_strings(where, block.provenance))
+                          provenance=_strings(f"device {name}", block.provenance))
 
 
 #: the processor block's plain numbers (the rest are tables, levels, flags and text)
 _PROCESSOR_NUMBERS = tuple(f.name for f in dataclasses.fields(TwinProcessorBlock)
-                           if f.type in ("float", float))
+                           if f.type in ("float", "float | None", float))
 
 
-def _parse_processor(device: str, index: int, conf: TwinProcessorConf) -> TwinProcessorSpec:
+def _processor_block(device: str, index: int, conf: TwinProcessorConf) -> TwinProcessorBlock:
     where = f"{device} processor {conf.name}"
     block = _block(TwinProcessorBlock, conf.twin, where)
     if block.calibration is not None:
@@ -286,6 +329,12 @@ def _parse_processor(device: str, index: int, conf: TwinProcessorConf) -> TwinPr
     if block.concurrency is not None:
         block.concurrency = _block(ConcurrencyConf, block.concurrency, f"{where} concurrency")
     _checked(block, where, f"device.processors.{index}.twin")
+    return block
+
+
+def _processor_spec(device: str, conf: TwinProcessorConf, block: TwinProcessorBlock
+                    ) -> TwinProcessorSpec:
+    where = f"{device} processor {conf.name}"
     spec = TwinProcessorSpec(
         name=conf.name, kind=conf.kind, **_floats(block, _PROCESSOR_NUMBERS),
         peak_gflops=_table(where, "peak_gflops", block.peak_gflops, set(DTYPES), set()),

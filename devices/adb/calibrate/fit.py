@@ -206,7 +206,7 @@ def _latency_fit(spec: TwinProcessorSpec, device: TwinDeviceSpec, block: TwinPro
     block.invoke_overhead_us = round(block.invoke_overhead_us * fit.overhead, 6)
     block.dispatch_overhead_us = round(block.dispatch_overhead_us * fit.overhead, 6)
     shortest = min(t.latency_us for t in mine)
-    block.invoke_floor_us = round(min(block.invoke_floor_us, shortest), 6)
+    block.invoke_floor_us = round(min(spec.invoke_floor_us, shortest), 6)
     block.provenance["overheads"] = prov.measured(
         f"prior invoke and dispatch overheads x {fit.overhead:.4g} ({how}); invoke floor at "
         f"most the shortest slice, {shortest:.1f} us")
@@ -246,7 +246,7 @@ def _thermal(conf: TwinDeviceConf, spec: Any, heat: HeatFit, prov: Provenance) -
     device.soc_resistance_k_per_w = total * (1 - r_share)
     device.soc_capacitance_j_per_k = capacity * (1 - c_share)
     idle_w = sum(p.static_w for p in spec.processors) + (
-        device.rest_of_phone_w if spec.device.mechanisms.phone_power else 0.0)
+        spec.device.rest_of_phone_w if spec.device.mechanisms.phone_power else 0.0)
     device.ambient_c = heat.start_c - idle_w * device.soc_resistance_k_per_w
     how = (f"heat-up trace of {heat.processor}: rise {heat.rise_c:.2f} C, tau {heat.tau_s:.2f} s"
            f" ({heat.samples} samples); R = rise / the twin's {heat.processor} power "

@@ -8,6 +8,7 @@ takes 40 us of compute + 1 us dispatch + 10 us invoke = 51_000 ns; on the GPU 10
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 import simpy
 
 from devices.twin import TwinDevice
+from devices.twin.config import MECHANISM_CONSTANTS, TwinProcessorBlock
 from devices.twin.device import FAIL_NS
 from devices.twin.heat import DEVICE as DEVICE_ROW
 from harness.seams.errors import RunFailure
@@ -24,6 +26,7 @@ from tests.devices.twin.test_twin import (
     CONV,
     CPU,
     DEVICE,
+    DSP,
     GPU,
     chain_graph,
     make_device,
@@ -35,15 +38,29 @@ from tests.devices.twin.test_twin import (
 
 MECHANISMS = ("invoke_floor", "boundary_copy", "io_copy", "scheduler_cost", "memory",
               "phone_power", "shutdown")
+PROCESSOR_CONSTANTS = {f.name for f in dataclasses.fields(TwinProcessorBlock)}
+
+
+#: the constants of the mechanism a test switches on that it does not set itself: the device's
+#: copies at 10 GB/s and 2 us a tensor, everything else charging nothing (no floor, no I/O
+#: copy, no scheduler cost, no budget, no rest of the phone, never shut down)
+UNSET = {"memcpy_gbps": 10.0, "copy_fixed_us": 2.0, "scheduler_fixed_us": 0.0,
+         "scheduler_ns_per_op": 0.0, "memory_budget_mb": 0.0, "interpreter_overhead_kb": 0.0,
+         "rest_of_phone_w": 0.0, "invoke_floor_us": 0.0, "io_copy_gbps": 0.0, "critical_c": 0.0}
 
 
 def device_with(mechanism: str | None, **constants: Any) -> Any:
     """test_twin's phone with only ``mechanism`` on; ``cpu=``/``gpu=``/``dsp=`` replace a
-    processor's block, other keywords set device constants."""
-    procs = {p: constants.pop(p) for p in ("cpu", "gpu", "dsp") if p in constants}
+    processor's block, other keywords set device constants; the mechanism's constants not
+    given are :data:`UNSET`'s."""
+    blocks = {"cpu": CPU, "gpu": GPU, "dsp": DSP}
+    procs = {p: copy.deepcopy(constants.pop(p, blocks[p])) for p in blocks}
     block = copy.deepcopy(DEVICE)
     block.update(constants)
     block["mechanisms"] = {m: m == mechanism for m in MECHANISMS}
+    for name in MECHANISM_CONSTANTS.get(mechanism or "", ()):
+        for target in procs.values() if name in PROCESSOR_CONSTANTS else (block,):
+            target.setdefault(name, UNSET[name])
     return twin_conf(block, **procs)
 
 

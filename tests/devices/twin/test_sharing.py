@@ -143,6 +143,7 @@ def copies_latency_ms(device: str, processor: str, copies: int, rounds: int = 5)
     """Mean latency of one of ``copies`` copies of MobileNetV1, each an interpreter of its
     own running back to back on ``processor`` (the twin's noise off)."""
     conf = load_conf(REPO / "conf" / "device" / f"{device}.yaml")
+    assert conf.twin is not None
     conf.twin.noise_sigma = 0.0
     p = parse(conf).processor(processor)
     assert p.calibration is not None

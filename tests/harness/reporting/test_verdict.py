@@ -56,7 +56,7 @@ def test_inconclusive_when_the_interval_spans_1() -> None:
     ({"span_s": 0.3}, "span 0.3 s < 5 s"), ({"frames": 12}, "12 frames < 50")])
 def test_invalid_below_the_floor_whatever_the_interval(kw: dict[str, float], said: str
                                                        ) -> None:
-    found = judged([45.0, 46.0, 44.5, 45.5, 46.5], **kw)
+    found = judged([45.0, 46.0, 44.5, 45.5, 46.5], **kw)  # type: ignore[arg-type]
     assert found.word is Word.INVALID and said in found.why
 
 

@@ -83,10 +83,10 @@ class Probe:
 @pytest.mark.parametrize(("name", "top"), [("wait_s", MAX_TIME_S), ("tick_us", MAX_TIME_S * 1e6),
                                            ("seed", MAX_SEED)])
 def test_the_top_of_a_range_is_allowed_and_one_step_more_is_one_line(name: str, top: float) -> None:
-    check(Probe(**{name: top}))
+    check(Probe(**{name: top}))  # type: ignore[arg-type]
     above = top + 1 if isinstance(top, int) else math.nextafter(top, math.inf)
     with pytest.raises(UserError) as exc:
-        check(Probe(**{name: above}))
+        check(Probe(**{name: above}))  # type: ignore[arg-type]
     message = str(exc.value)
     assert "\n" not in message and name in message and "out of range" in message
 

@@ -15,15 +15,8 @@ from typing import Any
 
 import pytest
 
-from adms.config import AdmsConf
-from adms.policy import AdmsPolicy
-from baselines.band.config import BandConf
-from baselines.band.policy import BandPolicy
-from baselines.tflite.config import TfliteConf
-from baselines.tflite.policy import TflitePolicy
 from harness.replay.phone import check_phone_trace
-from harness.replay.record import conf_obj
-from harness.replay.replay import Mismatch, rebuild
+from harness.replay.replay import Mismatch
 from tests.runner import native
 
 pytestmark = pytest.mark.skipif(native.missing_tools() is not None,
@@ -32,13 +25,6 @@ pytestmark = pytest.mark.skipif(native.missing_tools() is not None,
 CORES = sorted(os.sched_getaffinity(0))[:2]
 MODELS = ("chain", "branchy")
 FRAMES = 4
-POLICIES: dict[str, tuple[type, Any]] = {
-    "tflite": (TflitePolicy, TfliteConf()),
-    "band": (BandPolicy, BandConf()),
-    "adms": (AdmsPolicy, AdmsConf()),
-}
-
-
 @pytest.fixture(scope="module")
 def binary() -> Path:
     return native.build()
@@ -51,30 +37,6 @@ def layout(tmp_path_factory: pytest.TempPathFactory, tiny_models: dict[str, Path
                           {m: tiny_models[m] for m in MODELS}, parts=3, cores=CORES)
 
 
-def header(baseline: str, layout: native.Layout, **changes: Any) -> dict[str, Any]:
-    """The decision trace header of ``baseline`` for ``layout``'s plan: one unit per
-    subgraph, subgraph k on processor ``cpu{k % processors}``, as the plan file has them."""
-    cls, conf = POLICIES[baseline]
-    tflite = baseline == "tflite"
-    names = [f"cpu{i}" for i in range(max(len(CORES), 1))]
-    plans = [{"model": m, "units": n, "unit_support": [[names[k % len(names)]] for k in range(n)],
-              "window_size": 1, "shared_interpreter": tflite,
-              "concurrent": tflite and conf.concurrent,
-              "subgraphs": [{"index": k, "processor": names[k % len(names)], "units": [k]}
-                            for k in range(n)]}
-             for m, n in layout.subgraphs.items()]
-    out: dict[str, Any] = {
-        "trace": "decisions", "version": 1, "baseline": baseline, "name": baseline,
-        "policy": f"{cls.__module__}.{cls.__qualname__}", "reinsert_front": False,
-        "conf": conf_obj(conf), "processors": [{"name": n, "kind": "cpu"} for n in names],
-        "plans": plans, "facts": {},
-        "profile": [[m, k, 200_000 + 50_000 * k] for m, n in layout.subgraphs.items()
-                    for k in range(n)]}
-    out.update(changes)
-    out["reinsert_front"] = rebuild(out).reinsert_front
-    return out
-
-
 def run_policy(binary: Path, layout: native.Layout, folder: Path, head: dict[str, Any],
                check: bool = True) -> subprocess.CompletedProcess[str]:
     (folder / "header.json").write_text(json.dumps(head))
@@ -83,10 +45,10 @@ def run_policy(binary: Path, layout: native.Layout, folder: Path, head: dict[str
                       "--requests", str(folder / "requests.tsv"), check=check)
 
 
-@pytest.mark.parametrize("baseline", sorted(POLICIES))
+@pytest.mark.parametrize("baseline", sorted(native.POLICIES))
 def test_every_request_finishes_and_the_trace_replays_clean(
         binary: Path, layout: native.Layout, tmp_path: Path, baseline: str) -> None:
-    run_policy(binary, layout, tmp_path, header(baseline, layout))
+    run_policy(binary, layout, tmp_path, native.policy_header(baseline, layout, len(CORES)))
     requests = (tmp_path / "requests.tsv").read_text().splitlines()[1:]
     assert len(requests) == FRAMES * len(MODELS)
     assert all(int(line.split("\t")[3]) > 0 for line in requests), "a request was dropped"
@@ -108,7 +70,7 @@ def test_every_request_finishes_and_the_trace_replays_clean(
 
 def test_an_altered_phone_decision_is_named(binary: Path, layout: native.Layout,
                                             tmp_path: Path) -> None:
-    run_policy(binary, layout, tmp_path, header("adms", layout))
+    run_policy(binary, layout, tmp_path, native.policy_header("adms", layout, len(CORES)))
     path = tmp_path / "trace.jsonl"
     text = path.read_text()
     lines = [json.loads(line) for line in text.splitlines()]
@@ -138,7 +100,8 @@ def test_a_header_that_does_not_match_the_plan_file_is_refused(
         binary: Path, layout: native.Layout, tmp_path: Path, change: Any, message: str) -> None:
     if len(CORES) < 2 and "cpu1" in message:
         pytest.skip("needs two processors")
-    result = run_policy(binary, layout, tmp_path, change(header("band", layout)), check=False)
+    head = change(native.policy_header("band", layout, len(CORES)))
+    result = run_policy(binary, layout, tmp_path, head, check=False)
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("error: --policy ") and message in lines[-1], result.stderr

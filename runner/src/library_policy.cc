@@ -77,10 +77,11 @@ LibraryPolicy::LibraryPolicy(const Plan& plan, const std::string& header_path,
     throw RunnerError(where() + e.what());
   }
   check_processors();
-  to_setup_model_.resize(plan.models.size());
   if (setup_.plans.size() != plan.models.size())
     throw RunnerError(where() + "the header plans " + std::to_string(setup_.plans.size()) +
                       " models, the plan file " + std::to_string(plan.models.size()));
+  to_setup_model_.resize(plan.models.size());
+  to_plan_model_.resize(plan.models.size());
   for (std::size_t m = 0; m < plan.models.size(); ++m) check_model(m);
   front_ = policy_->reinsert_front();
   lanes_.resize(setup_.processors.size());
@@ -117,6 +118,7 @@ void LibraryPolicy::check_model(std::size_t m) {
   int h = setup_.model_index(model.name);
   if (h < 0) throw RunnerError(where() + "no plan for model " + model.name);
   to_setup_model_[m] = static_cast<std::size_t>(h);
+  to_plan_model_[static_cast<std::size_t>(h)] = m;
   const policies::Plan& hp = setup_.plans[static_cast<std::size_t>(h)];
   std::string name = "model " + model.name + ": ";
   if (hp.subgraphs.size() != model.subgraphs.size())
@@ -260,9 +262,8 @@ void LibraryPolicy::run(Lane& lane, int64_t job, Sg sg, int64_t now_ns, Outcome&
 }
 
 Start LibraryPolicy::start_of(int64_t job, Sg sg) const {
-  std::size_t model = 0;
-  while (to_setup_model_[model] != static_cast<std::size_t>(sg->model)) ++model;
-  return {job, plan_.models[model].subgraphs[static_cast<std::size_t>(sg->index)]};
+  const ModelSpec& model = plan_.models[to_plan_model_[static_cast<std::size_t>(sg->model)]];
+  return {job, model.subgraphs[static_cast<std::size_t>(sg->index)]};
 }
 
 }  // namespace runner

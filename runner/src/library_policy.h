@@ -66,6 +66,7 @@ class LibraryPolicy : public Policy {
   policies::Setup setup_;
   std::unique_ptr<policies::Policy> policy_;
   std::vector<std::size_t> to_setup_model_;      // plan file model -> header plan
+  std::vector<std::size_t> to_plan_model_;       // header plan -> plan file model
   std::vector<std::size_t> to_plan_processor_;   // header processor -> plan file processor
   std::vector<std::size_t> to_setup_processor_;  // plan file processor -> header processor
   bool concurrent_ = false;

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
+from baselines.band.config import BandConf, SchedulerName
 from harness.replay.phone import check_phone_trace
+from harness.replay.record import conf_obj
 from harness.replay.replay import Mismatch
 from tests.runner import native
 
@@ -105,3 +107,25 @@ def test_a_header_that_does_not_match_the_plan_file_is_refused(
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("error: --policy ") and message in lines[-1], result.stderr
+
+
+def test_subgraphs_assigned_to_a_busy_processor_wait_in_its_local_queue(
+        binary: Path, tiny_models: dict[str, Path], tmp_path: Path) -> None:
+    """Band's fixed_worker sends every job to its model's worker, busy or not: whole models,
+    all on cpu0, so the views show subgraphs queued there, and the trace still replays."""
+    layout = native.lay_out(tmp_path, {m: tiny_models[m] for m in ("chain", "branchy",
+                                                                    "mobile_block")},
+                            parts=1, cores=CORES)
+    conf = BandConf(scheduler=SchedulerName.fixed_worker)
+    head = native.policy_header("band", layout, len(CORES), conf=conf_obj(conf))
+    (tmp_path / "header.json").write_text(json.dumps(head))
+    native.run(binary, layout, "--streams", "4", "--policy", str(tmp_path / "header.json"),
+               "--decisions", str(tmp_path / "trace.jsonl"))
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    assert any(p["queued"] > 0 for line in lines[1:] if line["call"] == "schedule"
+               for p in line["processors"])
+    assert sum(line["call"] == "observe" for line in lines[1:]) == 4 * 3
+    assert check_phone_trace(tmp_path / "trace.jsonl") is None
+    replayed = subprocess.run([str(native.BUILD / "replay"), str(tmp_path / "trace.jsonl")],
+                              capture_output=True, text=True)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr

@@ -15,7 +15,7 @@ Executor::Executor(const Plan& plan, const std::string& slices_dir, LiteRtRuntim
     : plan_(plan),
       inputs_(plan.models.size()),
       last_outputs_(plan.models.size()),
-      idle_(plan.processors.size(), true) {
+      busy_(plan.processors.size(), 0) {
   for (std::size_t p = 0; p < plan.processors.size(); ++p) {
     workers_.push_back(std::make_unique<Worker>(plan, p, slices_dir, runtime, warmup,
                                                 [this](Completion c) { complete(std::move(c)); }));
@@ -75,11 +75,11 @@ void Executor::set_input(std::size_t model, int tensor, Bytes bytes) {
   inputs_[model][tensor] = std::make_shared<const Bytes>(std::move(bytes));
 }
 
-void Executor::run(Traffic& traffic, const Policy& policy, RunLog& log) {
+void Executor::run(Traffic& traffic, Policy& policy, RunLog& log) {
   std::unique_lock<std::mutex> lock(mutex_);
   run_ = Run{&traffic, &policy, &log};
   traffic.start(realtime_ns());
-  for (step(); !over(); step()) {
+  for (step(realtime_ns()); !over(); step(realtime_ns())) {
     int64_t deadline = traffic.next_ns();
     if (deadline == Traffic::kNever) {
       wake_.wait(lock);
@@ -94,77 +94,84 @@ void Executor::run(Traffic& traffic, const Policy& policy, RunLog& log) {
 
 void Executor::complete(Completion c) {
   std::lock_guard<std::mutex> lock(mutex_);
-  idle_[c.processor] = true;
+  --busy_[c.processor];
   if (!error_.empty()) return;  // the run is failing: start nothing more
   try {
-    finish(c);
-    step();
+    int64_t now = realtime_ns();
+    finish(c, now);
+    step(now);
   } catch (const std::exception& e) {
     error_ = e.what();
   }
   if (over()) wake_.notify_one();
 }
 
-void Executor::step() {
-  admit(run_.traffic->due(realtime_ns()));
-  dispatch();
+void Executor::step(int64_t now_ns) {
+  Outcome out;
+  do {
+    admit(run_.traffic->due(now_ns), now_ns);
+    out = Outcome();
+    run_.policy->decide(now_ns, out);
+    apply(out);
+  } while (!out.drops.empty());
 }
 
-void Executor::admit(const std::vector<Release>& releases) {
+void Executor::admit(const std::vector<Release>& releases, int64_t now_ns) {
   for (const Release& r : releases) {
     int64_t id = next_id_++;
     Request& request = requests_[id];
     request.model = r.model;
     request.arrival_ns = r.arrival_ns;
     request.tensors = inputs_[r.model];
-    ready_next(id, request);
+    run_.policy->arrive({id, r.model, r.arrival_ns, r.frame_id}, now_ns);
   }
 }
 
-void Executor::ready_next(int64_t id, Request& request) {
-  std::size_t s = plan_.models[request.model].subgraphs[request.next];
-  ready_.push_back({id, request.model, s, request.arrival_ns});
+void Executor::apply(const Outcome& out) {
+  for (int64_t id : out.drops) drop(id);
+  for (const Start& start : out.starts) send(start);
 }
 
-void Executor::dispatch() {
-  if (ready_.empty() || std::none_of(idle_.begin(), idle_.end(), [](bool i) { return i; })) return;
-  std::stable_sort(ready_.begin(), ready_.end(), [](const ReadyJob& a, const ReadyJob& b) {
-    return a.arrival_ns != b.arrival_ns ? a.arrival_ns < b.arrival_ns : a.request < b.request;
-  });
-  PolicyView view{realtime_ns(), &plan_, ready_, idle_};
-  std::vector<bool> taken(ready_.size(), false);
-  for (const Assignment& a : run_.policy->decide(view)) {
-    if (a.job >= ready_.size() || taken[a.job] || a.processor >= idle_.size() ||
-        !idle_[a.processor]) {
-      throw RunnerError("the policy assigned a job that is not ready or a processor that is busy");
-    }
-    taken[a.job] = true;
-    send(ready_[a.job], a.processor);
+void Executor::drop(int64_t id) {
+  auto it = requests_.find(id);
+  if (it == requests_.end() || it->second.running) {
+    throw RunnerError("the policy dropped request " + std::to_string(id) +
+                      ", which is not waiting");
   }
-  std::size_t kept = 0;
-  for (std::size_t j = 0; j < ready_.size(); ++j) {
-    if (!taken[j]) ready_[kept++] = ready_[j];
-  }
-  ready_.resize(kept);
+  run_.log->request(plan_, id, it->second.model, it->second.arrival_ns, -1);
+  run_.traffic->completed(it->second.model);
+  requests_.erase(it);
 }
 
-void Executor::send(const ReadyJob& job, std::size_t processor) {
-  const SubgraphSpec& sg = plan_.subgraphs[job.subgraph];
-  if (sg.processor != processor) {
-    throw RunnerError("the policy put " + plan_.models[sg.model].name + " subgraph " +
-                      std::to_string(sg.index) + " on " + plan_.processors[processor].name +
-                      ", which has not loaded its slice");
+void Executor::send(const Start& start) {
+  auto it = requests_.find(start.request);
+  if (it == requests_.end() || it->second.running) {
+    throw RunnerError("the policy started request " + std::to_string(start.request) +
+                      ", which is not waiting");
+  }
+  Request& request = it->second;
+  const SubgraphSpec& sg = plan_.subgraphs[start.subgraph];
+  const ModelSpec& model = plan_.models[request.model];
+  if (sg.model != request.model || model.subgraphs[request.next] != start.subgraph) {
+    throw RunnerError("the policy started " + plan_.models[sg.model].name + " subgraph " +
+                      std::to_string(sg.index) + " for request " + std::to_string(start.request) +
+                      ", whose next is " + model.name + " subgraph " +
+                      std::to_string(request.next));
+  }
+  if (busy_[sg.processor] > 0 && !run_.policy->concurrent()) {
+    throw RunnerError("the policy started a job on " + plan_.processors[sg.processor].name +
+                      ", which is busy");
   }
   Job out;
-  out.request = job.request;
-  out.subgraph = job.subgraph;
-  const Request& request = requests_.at(job.request);
+  out.request = start.request;
+  out.subgraph = start.subgraph;
   for (int t : sg.inputs) out.inputs.push_back(request.tensors.at(t));
-  idle_[processor] = false;
-  workers_[processor]->run(std::move(out));
+  request.running = true;
+  ++busy_[sg.processor];
+  workers_[sg.processor]->run(std::move(out));
 }
 
-void Executor::finish(const Completion& c) {
+void Executor::finish(const Completion& c, int64_t now_ns) {
   const SubgraphSpec& sg = plan_.subgraphs[c.subgraph];
   if (!c.error.empty()) {
     throw RunnerError(plan_.processors[c.processor].name + ": " + plan_.models[sg.model].name +
@@ -172,16 +179,18 @@ void Executor::finish(const Completion& c) {
   }
   run_.log->job(plan_, c);
   Request& request = requests_.at(c.request);
+  request.running = false;
   for (std::size_t i = 0; i < sg.outputs.size(); ++i) request.tensors[sg.outputs[i]] = c.outputs[i];
-  if (++request.next < plan_.models[request.model].subgraphs.size()) {
-    ready_next(c.request, request);
-    return;
+  Outcome out;
+  run_.policy->complete({c.request, c.subgraph, c.start_ns, c.end_ns, true}, now_ns, out);
+  if (++request.next == plan_.models[request.model].subgraphs.size()) {
+    run_.log->request(plan_, c.request, request.model, request.arrival_ns, c.end_ns);
+    auto& outputs = last_outputs_[request.model];
+    for (int t : plan_.models[request.model].outputs) outputs[t] = request.tensors.at(t);
+    run_.traffic->completed(request.model);
+    requests_.erase(c.request);
   }
-  run_.log->request(plan_, c.request, request.model, request.arrival_ns, c.end_ns);
-  auto& outputs = last_outputs_[request.model];
-  for (int t : plan_.models[request.model].outputs) outputs[t] = request.tensors.at(t);
-  run_.traffic->completed(request.model);
-  requests_.erase(c.request);
+  apply(out);
 }
 
 }  // namespace runner

@@ -1,11 +1,13 @@
 // The executor: starts one worker per processor, checks what they loaded against the plan,
-// then runs the traffic. Its state (requests, ready subgraphs, idle processors, the traffic)
-// sits behind one mutex. Each completion is handled on the worker thread that produced it:
-// log it, hand its outputs over to the request's tensors (by source tensor index), ready the
-// request's next subgraph, admit closed-loop arrivals, ask the policy, send jobs to idle
-// workers. A hand-over thus costs one thread wake-up (the next worker's). The calling thread
-// only admits timed arrivals and waits for the end. A request's subgraphs run in plan order;
-// a worker runs one job at a time.
+// then runs the traffic. Its state (requests, the policy, busy processors, the traffic) sits
+// behind one mutex. Each completion is handled on the worker thread that produced it: log it,
+// hand its outputs over to the request's tensors (by source tensor index), tell the policy,
+// admit closed-loop arrivals, ask the policy, start what it answers and drop what it drops
+// (then admit and ask again, as dropped closed-loop requests release others), all under the
+// mutex after the worker's job ended, so no worker waits on a decision in the middle of a
+// job. A hand-over thus costs one thread wake-up (the next worker's). The calling thread only
+// admits timed arrivals and waits for the end. A request's subgraphs run in plan order, one
+// at a time; a worker runs one job at a time (a concurrent policy's jobs in turn).
 #pragma once
 
 #include <condition_variable>
@@ -40,7 +42,7 @@ class Executor {
   // the bytes every request of `model` gets for input `tensor` (zeros unless set)
   void set_input(std::size_t model, int tensor, Bytes bytes);
   // runs until the traffic is finished and every request done; throws on the first failure
-  void run(Traffic& traffic, const Policy& policy, RunLog& log);
+  void run(Traffic& traffic, Policy& policy, RunLog& log);
   // the model outputs of the model's last finished request (empty before any)
   const std::map<int, Tensor>& last_outputs(std::size_t model) const {
     return last_outputs_[model];
@@ -51,23 +53,24 @@ class Executor {
     std::size_t model = 0;
     int64_t arrival_ns = 0;
     std::size_t next = 0;  // position of the next subgraph in the model's order
+    bool running = false;
     std::map<int, Tensor> tensors;
   };
   // what run() lends the completion handler
   struct Run {
     Traffic* traffic = nullptr;
-    const Policy* policy = nullptr;
+    Policy* policy = nullptr;
     RunLog* log = nullptr;
   };
 
   void check_loaded(std::size_t processor, const LoadReport& report);
   void complete(Completion c);  // on a worker thread
-  void finish(const Completion& c);
-  void step();  // admit what is due, then dispatch
-  void admit(const std::vector<Release>& releases);
-  void ready_next(int64_t id, Request& request);
-  void dispatch();
-  void send(const ReadyJob& job, std::size_t processor);
+  void finish(const Completion& c, int64_t now_ns);
+  void step(int64_t now_ns);  // admit what is due, ask the policy, until nothing is dropped
+  void admit(const std::vector<Release>& releases, int64_t now_ns);
+  void apply(const Outcome& out);
+  void drop(int64_t id);
+  void send(const Start& start);
   bool over() const { return !error_.empty() || (run_.traffic->finished() && requests_.empty()); }
 
   const Plan& plan_;
@@ -77,8 +80,7 @@ class Executor {
   std::condition_variable wake_;                              // run() waits on it
   Run run_;
   std::map<int64_t, Request> requests_;  // active, by id
-  std::vector<ReadyJob> ready_;
-  std::vector<bool> idle_;
+  std::vector<int> busy_;  // per processor: jobs sent and not completed
   int64_t next_id_ = 0;
   std::string error_;
   std::vector<std::unique_ptr<Worker>> workers_;  // last: stopped first

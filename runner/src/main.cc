@@ -1,5 +1,6 @@
 // The runner's command line: reads the plan, loads the slices on pinned workers, runs the
-// traffic with the built-in policy, writes the logs and (optionally) the last outputs.
+// traffic with the built-in policy or the decision library's policy a trace header names
+// (--policy), writes the logs, the decision trace (--decisions) and the last outputs.
 // Any failure ends with one `error: ...` line on stderr and exit status 1; usage errors 2.
 #include <algorithm>
 #include <cstdio>
@@ -7,11 +8,13 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 
 #include "errors.h"
 #include "executor.h"
+#include "library_policy.h"
 #include "litert_runtime.h"
 
 namespace runner {
@@ -21,7 +24,8 @@ const char* kUsage =
     "usage: runner --plan FILE --slices DIR --log FILE\n"
     "              (--frames N | --streams N | --arrivals FILE)\n"
     "              [--requests FILE] [--inputs DIR] [--outputs DIR] [--warmup N]\n"
-    "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n";
+    "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n"
+    "              [--policy HEADER.json [--decisions FILE]]\n";
 
 using Args = std::map<std::string, std::string>;
 
@@ -45,7 +49,9 @@ Args parse_args(int argc, char** argv) {
                                   "outputs",
                                   "warmup",
                                   "litert-runtime-dir",
-                                  "litert-dispatch-dir"};
+                                  "litert-dispatch-dir",
+                                  "policy",
+                                  "decisions"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
       throw RunnerError("unknown option --" + key + "\n" + kUsage);
     }
@@ -104,10 +110,20 @@ void write_outputs(const std::string& dir, const Plan& plan, const Executor& exe
   }
 }
 
+std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan) {
+  if (!args.count("policy")) {
+    if (args.count("decisions")) throw RunnerError("--decisions needs --policy");
+    return std::make_unique<PlannedPolicy>(plan);
+  }
+  return std::make_unique<LibraryPolicy>(plan, args.at("policy"),
+                                         args.count("decisions") ? args.at("decisions") : "");
+}
+
 int run(int argc, char** argv) {
   Args args = parse_args(argc, argv);
   Plan plan = read_plan(args.at("plan"));
   auto traffic = make_traffic(args, plan);
+  auto policy = make_policy(args, plan);
   RuntimeFolders folders{args.count("litert-runtime-dir") ? args.at("litert-runtime-dir") : "",
                          args.count("litert-dispatch-dir") ? args.at("litert-dispatch-dir") : ""};
   LiteRtRuntime runtime(folders);
@@ -115,7 +131,7 @@ int run(int argc, char** argv) {
   if (args.count("inputs")) read_inputs(args.at("inputs"), plan, executor);
   {
     RunLog log(args.at("log"), args.count("requests") ? args.at("requests") : "");
-    executor.run(*traffic, PlannedPolicy(), log);
+    executor.run(*traffic, *policy, log);
   }
   if (args.count("outputs")) write_outputs(args.at("outputs"), plan, executor);
   return 0;

@@ -20,7 +20,8 @@ class FramesTraffic : public Traffic {
     open_ = false;
     --left_;
     pending_ = models_;
-    for (std::size_t m = 0; m < models_; ++m) out.push_back({m, now_ns});
+    for (std::size_t m = 0; m < models_; ++m) out.push_back({m, now_ns, frame_});
+    ++frame_;
     return out;
   }
   void completed(std::size_t) override {
@@ -33,6 +34,7 @@ class FramesTraffic : public Traffic {
   std::size_t models_;
   int left_;
   std::size_t pending_ = 0;
+  int64_t frame_ = 0;
   bool open_ = false;
 };
 

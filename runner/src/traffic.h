@@ -19,6 +19,7 @@ namespace runner {
 struct Release {
   std::size_t model = 0;
   int64_t arrival_ns = 0;  // CLOCK_REALTIME
+  int64_t frame_id = -1;   // frames: the frame's number; else -1
 };
 
 class Traffic {

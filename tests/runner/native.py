@@ -17,10 +17,19 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from adms.config import AdmsConf
+from adms.policy import AdmsPolicy
+from baselines.band.config import BandConf
+from baselines.band.policy import BandPolicy
+from baselines.tflite.config import TfliteConf
+from baselines.tflite.policy import TflitePolicy
 from devices.host.slicing import ModelSlicer
+from harness.replay.record import conf_obj
+from harness.replay.replay import rebuild
 from tests.fixtures.paths import REPO
 
 SOURCE = REPO / "runner"
@@ -97,6 +106,40 @@ def lay_out(root: Path, models: dict[str, Path], parts: int, cores: Sequence[int
     plan = root / "plan.txt"
     plan.write_text("\n".join(lines) + "\n")
     return Layout(plan, slices_dir, counts)
+
+
+#: baseline -> (its policy class, its config) for ``--policy`` headers
+POLICIES: dict[str, tuple[type, Any]] = {
+    "tflite": (TflitePolicy, TfliteConf()),
+    "band": (BandPolicy, BandConf()),
+    "adms": (AdmsPolicy, AdmsConf()),
+}
+
+
+def policy_header(baseline: str, layout: Layout, processors: int, **changes: Any
+                  ) -> dict[str, Any]:
+    """The decision trace header (``runner --policy``) of ``baseline`` with its default
+    config for ``layout``'s plan (laid out over ``processors`` cores): one unit per subgraph,
+    subgraph k on ``cpu{k % processors}``, as the plan file has them."""
+    cls, conf = POLICIES[baseline]
+    tflite = baseline == "tflite"
+    names = [f"cpu{i}" for i in range(max(processors, 1))]
+    plans = [{"model": m, "units": n, "unit_support": [[names[k % len(names)]] for k in range(n)],
+              "window_size": 1, "shared_interpreter": tflite,
+              "concurrent": tflite and conf.concurrent,
+              "subgraphs": [{"index": k, "processor": names[k % len(names)], "units": [k]}
+                            for k in range(n)]}
+             for m, n in layout.subgraphs.items()]
+    out: dict[str, Any] = {
+        "trace": "decisions", "version": 1, "baseline": baseline, "name": baseline,
+        "policy": f"{cls.__module__}.{cls.__qualname__}", "reinsert_front": False,
+        "conf": conf_obj(conf), "processors": [{"name": n, "kind": "cpu"} for n in names],
+        "plans": plans, "facts": {},
+        "profile": [[m, k, 200_000 + 50_000 * k] for m, n in layout.subgraphs.items()
+                    for k in range(n)]}
+    out.update(changes)
+    out["reinsert_front"] = rebuild(out).reinsert_front
+    return out
 
 
 def run(binary: Path, layout: Layout, *args: str, check: bool = True

@@ -7,6 +7,7 @@ must reproduce the whole model bit for bit as the x86 release build does in
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -57,6 +58,16 @@ def test_sanitizer_build(tmp_path_factory: pytest.TempPathFactory,
         got, expected = outputs(tmp_path_factory.mktemp(name), tiny_models[name], name,
                                 [str(binary)], cores=CORES)
         assert got == expected
+    root = tmp_path_factory.mktemp("policies")
+    layout = native.lay_out(root, {n: tiny_models[n] for n in ("chain", "branchy")}, parts=3,
+                            cores=CORES)
+    for baseline in sorted(native.POLICIES):
+        header = root / f"{baseline}.json"
+        header.write_text(json.dumps(native.policy_header(baseline, layout, len(CORES))))
+        result = native.run(binary, layout, "--frames", "3", "--policy", str(header),
+                            "--decisions", str(root / f"{baseline}.jsonl"))
+        assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, (
+            result.stderr)
 
 
 def cross_missing() -> str | None:

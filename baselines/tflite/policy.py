@@ -209,13 +209,12 @@ class TflitePolicy:
         return Decision(tuple(out), work=scanned)
 
     def _beside(self, view: SchedulerView) -> Decision:
-        """Every queued job whose interpreter is free starts now (the kind heads are every
-        choice: a later job of a kind is of the same interpreter, or its stream has no
-        request running)."""
+        """Every queued job whose interpreter (model, stream) is free starts now. The whole
+        queue is read, not only its kind heads: streams of one model are separate
+        interpreters (Table II's copies), so a later job of a kind may be another stream's."""
         out: list[Assignment] = []
         scanned = 0
-        heads = getattr(view.queue, "heads", None)
-        for job in view.queue if heads is None else heads():
+        for job in view.queue:
             scanned += 1
             key = (job.model, job.request.stream)
             if self._holders.setdefault(key, job.job_id) != job.job_id:

@@ -1,7 +1,7 @@
 // Vanilla TFLite's decisions, mirroring baselines/tflite/policy.py (TflitePolicy.schedule,
 // _beside, observe): each model whole on its processor, so a plan offers one subgraph per
 // unit. Without `concurrent`, first come first served per processor over the queue's kind
-// heads; with it, every head whose interpreter (model, stream) is free starts now.
+// heads; with it, every queued job whose interpreter (model, stream) is free starts now.
 #include <set>
 #include <utility>
 
@@ -74,7 +74,9 @@ class Tflite : public Policy {
 
   Decision beside(const View& view) {
     Decision out;
-    for (const JobView& job : view.queue->heads()) {
+    // the whole queue: streams of one model are separate interpreters (Table II's copies)
+    for (std::size_t k = 0; k < view.queue->size(); ++k) {
+      const JobView& job = view.queue->at(k);
       ++out.work;
       auto held = holders_.emplace(std::make_pair(job.request.model, job.request.stream),
                                    job.job_id);

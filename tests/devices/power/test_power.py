@@ -4,6 +4,7 @@ vendor package (:mod:`tests.devices.adb.fakephone.monsoon`, a FAKE with the real
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from pathlib import Path
@@ -80,7 +81,9 @@ def test_rapl_power_from_energy_counters(tmp_path: Path) -> None:
     stop.set()
     counter.join()
     assert len(samples) >= 5
-    assert sum(s.power_w for s in samples) / len(samples) == pytest.approx(5.0, rel=0.25)
+    # the median: on a loaded machine the fake counter's thread stalls now and then, giving
+    # one sample near 0 W and the next one high (their mean still 5 W over time)
+    assert statistics.median(s.power_w for s in samples) == pytest.approx(5.0, rel=0.25)
 
 
 def test_no_rapl_is_said_so(tmp_path: Path) -> None:

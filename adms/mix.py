@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from adms.config import AdmsConf, TunerKind
-from adms.tuner import Tuned, WindowTuner, _analyze, _write_atomic, graph_digest
+from adms.tuner import Tuned, WindowTuner, _analyze, _read_entries, _write_atomic, graph_digest
 from harness.models.bound import ModelWork, frame_rate_bound
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
@@ -215,14 +215,7 @@ class MixTuner:
         return {"candidates": list(self.candidates), "tolerance": self.tolerance}
 
     def _read(self) -> dict[str, Any]:
-        if self.cache_path is None or not self.cache_path.is_file():
-            return {}
-        try:
-            data = json.loads(self.cache_path.read_text())
-        except (OSError, ValueError):
-            return {}
-        ok = isinstance(data, dict) and data.get("schema") == CACHE_SCHEMA
-        return dict(data.get("entries", {})) if ok else {}
+        return _read_entries(self.cache_path, CACHE_SCHEMA)
 
     def _cached(self, graphs: Mapping[str, ModelGraph], processors: Sequence[Processor]
                 ) -> Assignment | None:

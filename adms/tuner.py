@@ -188,14 +188,7 @@ class WindowTuner:
     # -- cache ------------------------------------------------------------------------------
 
     def _read(self) -> dict[str, Any]:
-        if self.cache_path is None or not self.cache_path.is_file():
-            return {}
-        try:
-            data = json.loads(self.cache_path.read_text())
-        except (OSError, ValueError):
-            return {}
-        ok = isinstance(data, dict) and data.get("schema") == CACHE_SCHEMA
-        return dict(data.get("entries", {})) if ok else {}
+        return _read_entries(self.cache_path, CACHE_SCHEMA)
 
     def _cached(self, graph: ModelGraph, processors: Sequence[Processor]) -> Choice | None:
         entry = self._read().get(self._key(graph))
@@ -234,6 +227,19 @@ def _analyze(
     subset = {p.name: unsupported.get(p.name, frozenset()) for p in processors}
     plan: ModelPlan = analyzer.analyze(graph, processors, subset, window_size=choice, merge=True)
     return plan
+
+
+def _read_entries(path: Path | None, schema: int) -> dict[str, Any]:
+    """The entries of a tuner's cache file; none if it is absent, unreadable or of another
+    layout (``schema``)."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    ok = isinstance(data, dict) and data.get("schema") == schema
+    return dict(data.get("entries", {})) if ok else {}
 
 
 def _write_atomic(path: Path, data: Mapping[str, Any]) -> None:

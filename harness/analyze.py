@@ -152,27 +152,37 @@ def print_table(title: str, rows: Sequence[dict[str, Any]], console: Console) ->
     console.print(table)
 
 
-def write_sweep(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[Path, Path]:
-    """CSV of every row and a plot of subgraph counts against window size (log y)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+def write_sweep(rows: Sequence[dict[str, Any]], out_dir: Path, conf: AnalyzeConf
+                ) -> tuple[Path, Path]:
+    """CSV of every row and the sweep's figure (:mod:`harness.reporting.windowplot`)."""
     import pandas as pd
-    import seaborn as sns
+
+    from harness.reporting import windowplot
 
     out_dir.mkdir(parents=True, exist_ok=True)
     frame = pd.DataFrame(rows)
     csv = out_dir / "subgraphs_vs_window.csv"
     frame.to_csv(csv, index=False)
-    long = frame.melt(id_vars=["model", "window_size"], value_vars=list(COUNTS[1:]),
-                      var_name="count", value_name="subgraphs")
-    grid = sns.relplot(long, x="window_size", y="subgraphs", hue="count", style="model",
-                       kind="line", marker="o")
-    grid.set(yscale="symlog", xlabel="window size", ylabel="subgraphs (log; 0 at the bottom)",
-             xticks=sorted(frame["window_size"].unique()))
-    png = out_dir / "subgraphs_vs_window.png"
-    grid.savefig(png, dpi=120)
+    models = list(dict.fromkeys(str(m) for m in frame["model"]))
+    png = windowplot.write(frame, windowplot.title(conf.device.name, conf.merge, models),
+                           provenance(conf), out_dir / "subgraphs_vs_window.png")
     return csv, png
+
+
+def provenance(conf: AnalyzeConf) -> str:
+    """The sweep figure's footer: the device config and its kind (only its op support is
+    read: nothing is simulated or measured), the analysis (deterministic: no seeds), the
+    main versions and the commit."""
+    from harness.experiment.components import device_class
+    from harness.experiment.provenance import git_commit, versions
+    from harness.reporting.report import FOOTER_PACKAGES
+
+    kind = device_class(conf.device).kind
+    found = versions()
+    main = ", ".join(f"{k} {found[k]}" for k in sorted(found) if k in FOOTER_PACKAGES)
+    return (f"device config {conf.device.name} ({kind.word}): op support of its processors "
+            f"· adms/analyzer.py, deterministic: no seeds · {main} · "
+            f"commit {git_commit()[:10]}")
 
 
 def run(overrides: Sequence[str], console: Console | None = None) -> list[dict[str, Any]]:
@@ -187,7 +197,7 @@ def run(overrides: Sequence[str], console: Console | None = None) -> list[dict[s
     out_dir = Path(conf.out_dir or f"results/analyze/{conf.device.name}")
     written: Sequence[Path] = ()
     if len(sizes) > 1:
-        written = write_sweep(rows, out_dir)
+        written = write_sweep(rows, out_dir, conf)
     elif conf.out_dir:
         written = (write_table(rows, out_dir),)
     for path in written:

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import platform
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +51,7 @@ from harness.experiment.endings import (
 from harness.experiment.models import Models, check_names, load_models, model_names
 from harness.experiment.outcome import BaselineOutcome, ClockGaps, SessionState
 from harness.experiment.progress import plain_progress
+from harness.experiment.provenance import git_commit, versions
 from harness.reporting import runindex
 from harness.reporting.measures import added
 from harness.reporting.report import terminal_console
@@ -61,7 +60,6 @@ from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure
 from harness.seams.units import NS_PER_MS, NS_PER_S
 
-PACKAGES = ("ai-edge-litert", "numpy", "simpy", "hydra-core", "pandas", "adbutils")
 #: the progress bar is updated at most this often (wall seconds)
 PROGRESS_S = 0.1
 
@@ -295,34 +293,12 @@ def _write_manifest(
         "seed": cfg.seed.base,
         "seeds": seed_list(cfg),
         "config": OmegaConf.to_container(raw, resolve=True),
-        "versions": _versions(),
-        "git_commit": _git_commit(),
+        "versions": versions(),
+        "git_commit": git_commit(),
         "machine": {"python": platform.python_version(), "system": platform.system(),
                     "machine": platform.machine(), "processor": platform.processor()},
         **_jsonable(state.manifest()),
     })
-
-
-def _versions() -> dict[str, str]:
-    """The packages' versions, and whether the simulation core ran compiled
-    (:mod:`harness.native`)."""
-    versions = {"simulation core": native.status()}
-    for pkg in PACKAGES:
-        try:
-            versions[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            versions[pkg] = "absent"
-    return versions
-
-
-def _git_commit() -> str:
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
-                             text=True, timeout=5, check=False)
-    except OSError:
-        return "unknown"
-    return out.stdout.strip() or "unknown"
 
 
 def _jsonable(value: Any) -> Any:

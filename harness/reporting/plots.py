@@ -62,17 +62,28 @@ def figure(width: float, height: float, dpi: int = DPI) -> Figure:
 
 
 def _save(fig: Figure, identity: RunIdentity, title: str, path: Path) -> Path:
-    """Title (the load, the device kind) on top, provenance as a footer wrapped to the
-    figure's width; then write the PNG."""
+    """Title (the load, the device kind) on top, the run's provenance as a footer; then
+    write the PNG."""
     load = f" · {identity.load}" if identity.load else ""
-    fig.suptitle(f"{title}{load}\n{identity.kind.upper()} = {identity.kind_meaning}",
-                 fontsize=10)
-    chars = int(fig.get_figwidth() * 72 / FOOTER_CHAR_PT) - 2
-    footer = textwrap.fill(identity.short(), max(40, chars))
-    # the figure's x label slot, so the constrained layout keeps everything clear of it
-    fig.supxlabel(footer, x=0.01, ha="left", fontsize=FOOTER_PT, color="0.35")
+    head = f"{title}{load}\n{identity.kind.upper()} = {identity.kind_meaning}"
+    return footed(fig, head, identity.short(), path)
+
+
+def footed(fig: Figure, title: str, provenance: str, path: Path, size: float = 10) -> Path:
+    """:func:`label` the figure, then write the PNG (every figure of the harness ends here)."""
+    label(fig, title, provenance, size)
     fig.savefig(path)
     return path
+
+
+def label(fig: Figure, title: str, provenance: str, size: float = 10) -> None:
+    """``title`` on top (``size`` points), ``provenance`` as a footer wrapped to the
+    figure's width."""
+    fig.suptitle(title, fontsize=size)
+    chars = int(fig.get_figwidth() * 72 / FOOTER_CHAR_PT) - 2
+    footer = textwrap.fill(provenance, max(40, chars))
+    # the figure's x label slot, so the constrained layout keeps everything clear of it
+    fig.supxlabel(footer, x=0.01, ha="left", fontsize=FOOTER_PT, color="0.35")
 
 
 def _seconds_since_start(frame: pd.DataFrame, column: str, starts: dict[str, int]) -> pd.Series:

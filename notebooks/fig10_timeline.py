@@ -63,7 +63,7 @@ per_processor = util.drop(columns="mean").groupby("baseline").mean()
 per_processor.T.plot.bar(ax=ax)
 ax.set_ylabel("utilisation (% of the measured span)")
 display(Image(filename=str(figures.save(fig, "Figure 10: utilisation per processor",
-                                        nb.kind_line(found), "fig10_util"))))
+                                        found, "fig10_util"))))
 
 # %% [markdown]
 # ## Where ours and the paper disagree

@@ -61,7 +61,7 @@ for ax, (column, label) in zip(axes, (("latency_mean_ms", "latency (ms)"), ("fps
     ax.legend(fontsize=6)
 axes[2].set_yscale("log")
 display(Image(filename=str(figures.save(fig, "Figure 6: window size vs latency, FPS and "
-                                        "subgraphs (DeepLabV3)", nb.kind_line(found),
+                                        "subgraphs (DeepLabV3)", found,
                                         "fig6"))))
 
 # %% [markdown]

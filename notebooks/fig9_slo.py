@@ -64,7 +64,7 @@ for ax, model in zip(axes, models, strict=True):
     ax.legend(fontsize=6)
 axes[0].set_ylabel("SLO satisfaction (%)")
 display(Image(filename=str(figures.save(fig, "Figure 9: SLO satisfaction vs SLO multiplier",
-                                        nb.kind_line(found), "fig9"))))
+                                        found, "fig9"))))
 
 # %% [markdown]
 # ## Where ours and the paper disagree

@@ -181,4 +181,4 @@ for ax, device in zip(axes, devices, strict=True):
     ax.set_title(device, fontsize=9)
     ax.legend(fontsize=6)
 display(Image(filename=str(figures.save(fig, "Table II: MobileNetV1 latency vs concurrent "
-                                        "copies", nb.kind_line(found), "table2"))))
+                                        "copies", found, "table2"))))

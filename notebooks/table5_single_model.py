@@ -147,4 +147,4 @@ handles, labels = ax.get_legend_handles_labels()
 unique = dict(zip(labels, handles, strict=True))
 ax.legend(unique.values(), unique.keys(), fontsize=7)
 display(Image(filename=str(figures.save(fig, "Table V: single-model latency, Band vs ADMS",
-                                        nb.kind_line(found), "table5"))))
+                                        found, "table5"))))

@@ -169,11 +169,6 @@ def heading(title: str, found: list[Run]) -> str:
     return "\n".join(lines + ([""] + [f"- failed: {f}" for f in failed] if failed else []))
 
 
-def kind_line(found: list[Run]) -> str:
-    """For figure titles: the device kinds and seeds."""
-    return produced_by(found)
-
-
 @dataclass(frozen=True)
 class Row:
     """One number of the paper beside ours."""

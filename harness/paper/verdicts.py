@@ -1,9 +1,10 @@
 """The verdicts the paper report opens with: Figure 8's runs, ADMS over TFLite and Band.
 
 Each Figure 8 run (one device and scenario, every seed) is judged as a run's terminal output
-judges it (:mod:`harness.reporting.verdict`), keeping the Band rows the paper's comparison
-names: ``band`` (the paper's configuration) and the strongest Band of the run's ``band_best``
-group, so a report of seven Band schedulers opens with a handful of boxes, not sixteen.
+judges it (:mod:`harness.reporting.verdict`): against each TFLite row, and against the
+strongest of its Band rows (``band_best``: the paper's configuration and Band's other
+schedulers), so a report of seven Band schedulers opens with a handful of boxes, not
+sixteen; the Figure 8 section's table holds each Band row.
 """
 
 from __future__ import annotations
@@ -12,21 +13,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.reporting import report
+from harness.reporting import report, verdict
 from harness.reporting.metrics import compute
 from harness.reporting.store import load_run
-from harness.reporting.verdict import Verdict, family
+from harness.reporting.verdict import Verdict
 
 
 def run_verdicts(folder: Path) -> tuple[list[Verdict], report.RunIdentity]:
-    """The kept verdicts of one run folder, and who produced it."""
+    """The verdicts one run folder opens with, and who produced it."""
     run = load_run(folder)
-    metrics = compute(run)
-    table, identity = report.report_table(run, metrics)
-    best = {str(b) for b in table.get("best_of", []) if isinstance(b, str)}
-    kept = [v for v in report.run_verdicts(run, metrics, identity)
-            if family(v.other) == "tflite" or v.other == "band" or v.other in best]
-    return kept, identity
+    identity = report.run_identity(run.manifest, run.folder)
+    _, boxes = verdict.of_run(run, compute(run), identity.device, identity.paper_scenario)
+    return boxes, identity
 
 
 def paper_verdicts(runs: Sequence[tuple[str, Path]]) -> list[tuple[str, list[Verdict],

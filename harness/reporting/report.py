@@ -47,10 +47,10 @@ from harness.reporting.summary import (
     failed_seeds_of,
     failures_of,
     with_slo_pct,
-    without_failed,
 )
 
 REFERENCE = "tflite"
+NAN = float("nan")
 #: the footnote a table shows under it when a baseline of :data:`SHOWN_AS` is in it
 ORACLE_NOTE = ("tflite (oracle): each model whole on the processor the device's own "
                "single-model profiles make best for the frame, which no app knows; "
@@ -188,13 +188,18 @@ def comparison(metrics: Metrics, identity: RunIdentity,
                failures: Mapping[str, str] | None = None,
                failed_seeds: Mapping[str, Collection[int]] | None = None) -> pd.DataFrame:
     """One row per baseline over seeds (:func:`~harness.reporting.summary.aggregate`) plus
-    the paper's FPS and its ratio over TFLite."""
+    the paper's FPS and its ratio over TFLite, on the rows the paper measured: a variant
+    (``band[scheduler=heft]``) is not the configuration the paper ran, so its paper cells
+    are empty (:func:`paper_caption` says why)."""
     table = aggregate(metrics, groups, failures, failed_seeds)
     if table.empty:
         return pd.DataFrame(columns=list(COLUMNS))
     ref = paper.fig8_fps(identity.device, identity.paper_scenario)
-    table["paper_fps"] = [ref.get(b, float("nan")) for b in table["baseline"]]
-    table["paper_ratio_vs_tflite"] = [_paper_ratio(identity, b) for b in table["baseline"]]
+    own = [str(b) not in identity.variants for b in table["baseline"]]
+    table["paper_fps"] = [ref.get(b, NAN) if mine else NAN
+                          for b, mine in zip(table["baseline"], own, strict=True)]
+    table["paper_ratio_vs_tflite"] = [_paper_ratio(identity, b) if mine else NAN
+                                      for b, mine in zip(table["baseline"], own, strict=True)]
     return table
 
 
@@ -271,13 +276,21 @@ def notes(table: pd.DataFrame) -> list[str]:
 
 
 def paper_caption(identity: RunIdentity) -> str:
-    """Where the paper columns come from, and which of them are derived."""
+    """Where the paper columns come from, which of them are derived, and which variant
+    rows leave them empty."""
     values = paper.fig8_values(identity.device, identity.paper_scenario)
     if not values:
         return f"paper: no Figure 8 value for {identity.device} / {identity.scenario}"
     notes = [f"{b} {v.note}" for b, v in values.items() if v.derived]
     where = values[next(iter(values))].source.where
-    return f"paper: ADMS {where}" + (f"; derived: {'; '.join(notes)}" if notes else "")
+    return (f"paper: ADMS {where}" + (f"; derived: {'; '.join(notes)}" if notes else "")
+            + "".join(_variant_note(identity, b, values[b].value)
+                      for b in identity.variants if b in values))
+
+
+def _variant_note(identity: RunIdentity, baseline: str, fps: float) -> str:
+    return (f"; {identity.shown(baseline)} is a variant of {baseline}: the paper's "
+            f"{baseline} ({fps:.2f} FPS) is not its own, so its paper cells are empty")
 
 
 def rich_tables(table: pd.DataFrame, identity: RunIdentity,
@@ -303,17 +316,6 @@ def rich_table(table: pd.DataFrame, identity: RunIdentity,
     return rich_tables(table, identity, columns, title, caption, declared, width=10**6)[0]
 
 
-def run_verdicts(run: RunData, metrics: Metrics, identity: RunIdentity
-                 ) -> list[verdict.Verdict]:
-    """Every verdict of a run (:mod:`~harness.reporting.verdict`), from the seeds that
-    completed."""
-    scenario = without_failed(metrics.scenario, failed_seeds_of(run.manifest))
-    names = list(dict.fromkeys([*(str(b) for b in pd.unique(metrics.scenario["baseline"])),
-                                *failures_of(run.manifest)])) if len(metrics.scenario) else []
-    return verdict.verdicts(scenario, identity.device, identity.paper_scenario,
-                            failures_of(run.manifest), baselines=names)
-
-
 def print_comparison(run: RunData, console: Console | None = None,
                      metrics: Metrics | None = None) -> pd.DataFrame:
     """Print the verdicts of a run, then its tables (throughput, service, latency per
@@ -321,8 +323,8 @@ def print_comparison(run: RunData, console: Console | None = None,
     metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
     console = console or terminal_console()
-    console.print(verdict.rich_boxes(run_verdicts(run, metrics, identity), identity.shown,
-                                     console.width))
+    found, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
+    console.print(verdict.rich_boxes(boxes, identity.shown, console.width))
     declared, width = metrics.declared, console.width
     for part in rich_tables(table, identity, columns(declared, Table.THROUGHPUT),
                             declared=declared, width=width):
@@ -332,21 +334,14 @@ def print_comparison(run: RunData, console: Console | None = None,
     for part in rich_tables(table, identity, columns(declared, Table.SERVICE), title=service,
                             caption="", declared=declared, width=width):
         console.print(part)
-    for part in per_model_tables(run, identity, width):
+    each = verdict.each_band(found, identity.shown)
+    parts = [*(tables.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND)
+               if each else []),
+             *tables.per_model_tables(run.requests, failed_seeds_of(run.manifest),
+                                      identity.shown, width)]
+    for part in parts:
         console.print(part)
     return table
-
-
-def per_model_tables(run: RunData, identity: RunIdentity, width: int) -> list[RichTable]:
-    """The latency-per-model table (:func:`~harness.reporting.tables.per_model`), fitted."""
-    found = tables.per_model(run.requests, failed_seeds_of(run.manifest))
-    return tables.fitted(tables.per_model_headers(), tables.per_model_rows(found, identity.shown),
-                         width, PER_MODEL_TITLE)
-
-
-#: the per-model table's title
-PER_MODEL_TITLE = ("latency per model, ms (finished requests of every seed, pooled; "
-                   "the table above pools models)")
 
 
 def terminal_console() -> Console:

@@ -144,3 +144,15 @@ def _fmt(value: object, spec: str) -> str:
     if not isinstance(value, int | float) or value != value:
         return "–"
     return spec.format(value)
+
+
+#: the per-model table's title
+PER_MODEL_TITLE = ("latency per model, ms (finished requests of every seed, pooled; "
+                   "the table above pools models)")
+
+
+def per_model_tables(requests: pd.DataFrame, failed_seeds: Mapping[str, Collection[int]],
+                     shown: Callable[[str], str], width: int) -> list[RichTable]:
+    """The latency-per-model table (:func:`per_model`) fitted to ``width``."""
+    found = per_model(requests, failed_seeds)
+    return fitted(per_model_headers(), per_model_rows(found, shown), width, PER_MODEL_TITLE)

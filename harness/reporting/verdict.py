@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import pandas as pd
@@ -37,7 +37,10 @@ from rich.panel import Panel
 from rich.text import Text
 
 from harness.reporting import paper
+from harness.reporting.metrics import Metrics
 from harness.reporting.stats import Interval, ratio_ci
+from harness.reporting.store import RunData
+from harness.reporting.summary import failed_seeds_of, failures_of, without_failed
 
 #: the ADMS rows judged: the paper's rule and the project's build
 ADMS_ROWS = ("adms", "adms_ef")
@@ -85,6 +88,9 @@ class Verdict:
     #: the paper's ADMS / ``other`` ratio, and where the paper states it
     paper: float | None = None
     paper_where: str = ""
+    #: how many Band rows ``other`` is the strongest of, when the box stands for them all
+    #: (:func:`headline`); 0 otherwise
+    strongest_of: int = 0
 
     @property
     def interval(self) -> str:
@@ -115,9 +121,13 @@ class Verdict:
         return f"paper {self.paper:.2f} ({_short(self.paper_where)}): {where} ours"
 
     def lines(self) -> list[str]:
-        """The box's lines after its title: ratio, method, paper, why."""
+        """The box's lines after its title: which Band row (when it stands for several),
+        ratio, method, paper, why."""
         paper_line = self.magnitude or "paper: no ratio for this pair"
-        return [f"FPS ratio {self.interval}", f"({self.method})", paper_line, self.why]
+        picked = ([f"the strongest of {self.strongest_of} Band rows (each: the table "
+                   "below)"] if self.strongest_of else [])
+        return [*picked, f"FPS ratio {self.interval}", f"({self.method})", paper_line,
+                self.why]
 
 
 def _short(where: str) -> str:
@@ -207,6 +217,45 @@ def verdicts(scenario: pd.DataFrame, device: str, paper_scenario: str,
             for a, o in pairs(names)]
 
 
+def strongest(scenario: pd.DataFrame, names: Collection[str], failed: Collection[str]
+              ) -> str:
+    """The Band row of ``names`` with the highest mean FPS over its seeds (``scenario``'s
+    per-seed rows), among those that failed on no seed (``failed``: the rows that did), as
+    ``band_best`` picks it; among every Band row when each failed; "" without one."""
+    bands = [str(n) for n in names if family(str(n)) == "band"]
+    whole = [b for b in bands if b not in failed] or bands
+    means = scenario.groupby("baseline")["fps"].mean() if len(scenario) else pd.Series()
+    finite = {b: float(means.get(b, math.nan)) for b in whole}
+    return max(whole, key=lambda b: -math.inf if math.isnan(finite[b]) else finite[b],
+               default="")
+
+
+def headline(found: list[Verdict], scenario: pd.DataFrame, failed: Collection[str] = ()
+             ) -> list[Verdict]:
+    """The verdicts a run opens with: every one against a TFLite row, and against the Band
+    rows only the strongest's (:func:`strongest`, from ``scenario`` and ``failed``) when
+    the run has several, saying how many it stands for; the others stay in
+    :func:`each_band`'s table."""
+    bands = {v.other for v in found if family(v.other) == "band"}
+    if len(bands) < 2:
+        return found
+    band = strongest(scenario, bands, failed)
+    return [replace(v, strongest_of=len(bands)) if v.other == band else v
+            for v in found if family(v.other) != "band" or v.other == band]
+
+
+def of_run(run: RunData, metrics: Metrics, device: str, paper_scenario: str
+           ) -> tuple[list[Verdict], list[Verdict]]:
+    """Every verdict of a run, from the seeds that completed, and those it opens with
+    (:func:`headline`)."""
+    failed = failures_of(run.manifest)
+    scenario = without_failed(metrics.scenario, failed_seeds_of(run.manifest))
+    names = list(dict.fromkeys([*(str(b) for b in pd.unique(metrics.scenario["baseline"])),
+                                *failed])) if len(metrics.scenario) else []
+    found = verdicts(scenario, device, paper_scenario, failed, baselines=names)
+    return found, headline(found, scenario, failed)
+
+
 # -- renderings -----------------------------------------------------------------------------
 
 #: a word's colour in the terminal and the HTML report
@@ -243,3 +292,27 @@ def rich_boxes(found: list[Verdict], shown: Callable[[str], str] = str,
         boxes.append(Panel(body, width=min(BOX_WIDTH, width), expand=False))
     return Group(Text("verdict: ADMS FPS over each baseline's (docs/verdict.md)",
                       style="bold"), Columns(boxes, padding=(0, 1)))
+
+
+#: the per-Band table's title
+EACH_BAND = "ADMS FPS over each Band row (95% interval; the boxes above: the strongest)"
+EACH_BAND_HEADERS = ("ADMS row", "over", "FPS ratio [95%]", "word")
+
+
+def each_band(found: list[Verdict], shown: Callable[[str], str] = str) -> list[list[str]]:
+    """One row per verdict against a Band row (:data:`EACH_BAND_HEADERS`), when the run has
+    several Band rows (else none: its box says it all)."""
+    rows = [v for v in found if family(v.other) == "band"]
+    if len({v.other for v in rows}) < 2:
+        return []
+    return [[shown(v.adms), shown(v.other), v.interval, v.word.value] for v in rows]
+
+
+def each_band_markdown(found: list[Verdict], shown: Callable[[str], str] = str) -> str:
+    """:func:`each_band` as a Markdown table under its title ("" without rows)."""
+    rows = each_band(found, shown)
+    if not rows:
+        return ""
+    lines = [f"_{EACH_BAND}_", "", "| " + " | ".join(EACH_BAND_HEADERS) + " |",
+             "|" + "|".join("---" for _ in EACH_BAND_HEADERS) + "|"]
+    return "\n".join([*lines, *("| " + " | ".join(r) + " |" for r in rows)]) + "\n"

@@ -80,3 +80,18 @@ def test_a_folder_without_overrides_has_no_variants(tmp_path: Path) -> None:
     (tmp_path / ".hydra").mkdir()
     (tmp_path / ".hydra" / "overrides.yaml").write_text("- baselines.tflite.x=1\n")
     assert names.variants(tmp_path) == {"tflite": "x=1"}
+
+
+def test_a_variant_row_does_not_show_its_parents_paper_numbers(tmp_path: Path) -> None:
+    run = small_run(tmp_path)
+    plain = report.report_table(run)[0].set_index("baseline")
+    assert plain.loc["band", "paper_fps"] == pytest.approx(37.17)  # the paper's Band
+    (tmp_path / ".hydra").mkdir()
+    (tmp_path / ".hydra" / "overrides.yaml").write_text("- baselines.band.scheduler=heft\n")
+    table, identity = report.report_table(run)
+    rows = table.set_index("baseline")
+    assert np.isnan(rows.loc["band", "paper_fps"])
+    assert np.isnan(rows.loc["band", "paper_ratio_vs_tflite"])
+    assert rows.loc["adms", "paper_fps"] == pytest.approx(45.12)  # the others keep theirs
+    caption = report.paper_caption(identity)
+    assert "band[scheduler=heft] is a variant of band" in caption and "37.17" in caption

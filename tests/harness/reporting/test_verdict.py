@@ -136,3 +136,33 @@ def test_markdown_opens_each_box_with_the_pair_and_word() -> None:
     text = verdict.markdown(found)
     assert text.startswith("> **adms / band: REPRODUCED**")
     assert "paper 1.21" in text
+
+
+BANDS = {"band": BAND, "band_heft": [41.0, 42.0, 40.5, 41.5, 42.5],
+         "band7": [39.0, 39.5, 38.5, 39.2, 39.1], "tflite": [11.0, 11.5, 10.8, 11.2, 11.1],
+         "adms": [45.0, 46.0, 44.5, 45.5, 46.5]}
+
+
+def test_several_band_rows_make_one_box_against_the_strongest() -> None:
+    run = per_seed(BANDS)
+    found = verdict.verdicts(run, "k50pro", "frs")
+    boxes = verdict.headline(found, run)
+    assert [(v.other, v.strongest_of) for v in boxes] == [("band_heft", 3), ("tflite", 0)]
+    assert "the strongest of 3 Band rows" in boxes[0].lines()[0]
+    # each Band row stays in the table under the boxes
+    each = verdict.each_band(found)
+    assert [row[1] for row in each] == ["band", "band_heft", "band7"]
+    assert each[1][2] == boxes[0].interval and each[1][3] == boxes[0].word.value
+    assert "| adms | band_heft |" in verdict.each_band_markdown(found)
+
+
+def test_a_band_row_that_failed_a_seed_is_not_the_strongest() -> None:
+    run = per_seed(BANDS)
+    assert verdict.strongest(run, ["band", "band_heft", "band7"], {"band_heft": "oom"}) == "band7"
+    assert verdict.strongest(run, ["band"], {"band": "oom"}) == "band"  # none whole: all count
+
+
+def test_one_band_row_keeps_its_box_and_no_table() -> None:
+    run = per_seed({k: v for k, v in BANDS.items() if k in ("band", "tflite", "adms")})
+    found = verdict.verdicts(run, "k50pro", "frs")
+    assert verdict.headline(found, run) == found and verdict.each_band(found) == []

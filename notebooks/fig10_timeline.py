@@ -26,7 +26,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import metrics, outcomes, paper, plots
+from harness.reporting import layout, metrics, outcomes, paper, plots
 
 found = nb.runs("fig10")
 display(Markdown(nb.heading("Figure 10: model-level vs subgraph-level timeline", found)))
@@ -60,8 +60,12 @@ display(Image(filename=str(path)))
 fig = figures.figure(7, 3.2)
 ax = fig.subplots()
 per_processor = util.drop(columns="mean").groupby("baseline").mean()
-per_processor.T.plot.bar(ax=ax)
-ax.set_ylabel("utilisation (% of the measured span)")
+shown = per_processor.rename(index=lambda b: run.identity.shown(str(b)))
+shown.T.plot.bar(ax=ax, color=[layout.colour(str(b)) for b in per_processor.index], rot=0,
+                 legend=False)
+ax.set_xlabel("processor")
+ax.set_ylabel("utilisation (% of the span)")
+figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Figure 10: utilisation per processor",
                                         found, "fig10_util"))))
 

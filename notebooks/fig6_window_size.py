@@ -24,7 +24,7 @@
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import metrics, paper
+from harness.reporting import layout, metrics, paper
 
 found = nb.runs("fig6")
 display(Markdown(nb.heading("Figure 6: window size sweep, DeepLabV3", found)))
@@ -39,7 +39,7 @@ per_seed["subgraphs"] = [run.folder.plans(b, s)["deeplabv3"].total for b, s in
 per_seed["window"] = [int(b.removeprefix("adms_ws")) if b.startswith("adms_ws") else None
                       for b in per_seed["baseline"]]
 tuned = next(iter(run.folder.runs("adms").values())).plan_meta["deeplabv3"]["window_size"]
-print("the tuner's windows per processor:", tuned)
+print("the tuner's windows per processor:", ", ".join(f"{p} {w}" for p, w in tuned.items()))
 summary = per_seed.groupby("baseline")[["window", "latency_mean_ms", "fps", "subgraphs"]].mean()
 summary
 
@@ -51,15 +51,15 @@ for ax, (column, label) in zip(axes, (("latency_mean_ms", "latency (ms)"), ("fps
                                       ("subgraphs", "subgraphs")), strict=True):
     means = sweep.groupby("window")[column].agg(["mean", "sem"]).fillna(0)
     ax.errorbar(means.index, means["mean"], yerr=1.96 * means["sem"], marker="o",
-                label="ours, forced window")
-    ax.axhline(per_seed[per_seed["baseline"] == "adms"][column].mean(), color="C2",
+                color=layout.colour("adms"), label="ours, forced window (95% CI)")
+    ax.axhline(per_seed[per_seed["baseline"] == "adms"][column].mean(), color="0.3",
                linestyle=":", label="ours, ADMS tuned")
-    ax.axvline(paper.FIG6_BEST_WINDOW.value, color="C3", linestyle="--",
-               label="paper's best (5)")
-    ax.set_xlabel("window size")
+    ax.axvline(paper.FIG6_BEST_WINDOW.value, color="0.3", linestyle="--",
+               label=f"paper's best window ({paper.FIG6_BEST_WINDOW.value})")
+    ax.set_xlabel("window size (ops)")
     ax.set_ylabel(label)
-    ax.legend(fontsize=6)
 axes[2].set_yscale("log")
+figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Figure 6: window size vs latency, FPS and "
                                         "subgraphs (DeepLabV3)", found,
                                         "fig6"))))
@@ -71,8 +71,9 @@ display(Image(filename=str(figures.save(fig, "Figure 6: window size vs latency, 
 # each seed's best window (lowest mean latency), then their mean and interval over seeds
 best = sweep.loc[sweep.groupby("seed")["latency_mean_ms"].idxmin()]["window"]
 per_processor = {p: w for p, w in tuned.items() if p != "cpu"}
+swept = sorted(sweep["window"].unique().astype(int))
 rows = [nb.Row("fig6", "best forced window (lowest latency, per seed)",
                paper.FIG6_BEST_WINDOW.value, nb.interval(best), "ops", kind=run.kind,
-               note=f"swept {sorted(sweep['window'].unique().astype(int).tolist())}; "
-                    f"tuner's pick {per_processor}")]
+               note=f"swept {', '.join(str(w) for w in swept)}; tuner's pick "
+                    f"{', '.join(f'{p} {w}' for p, w in per_processor.items())}")]
 nb.emit("fig6", rows)

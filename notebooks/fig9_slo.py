@@ -29,7 +29,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import metrics, paper
+from harness.reporting import layout, metrics, paper
 
 found = nb.runs("fig9")
 display(Markdown(nb.heading("Figure 9: SLO satisfaction vs SLO multiplier", found)))
@@ -54,15 +54,17 @@ axes = fig.subplots(1, len(models), squeeze=False, sharey=True)[0]
 for ax, model in zip(axes, models, strict=True):
     for baseline, part in ours[ours["model"] == model].groupby("baseline"):
         means = part.groupby("multiplier")["slo_pct"].agg(["mean", "sem"]).fillna(0)
+        tint = layout.colour(str(baseline))
         ax.errorbar(means.index, means["mean"], yerr=1.96 * means["sem"], marker="o",
-                    label=f"ours {baseline}")
+                    color=tint, label=f"ours {baseline} (95% CI)")
         stated = paper.fig9_slo_pct(str(baseline)).get(model)
         if stated is not None:
-            ax.plot([1.0], [stated], "x", markersize=9, label=f"paper {baseline} @1.0")
+            ax.plot([1.0], [stated], "x", markersize=9, color=tint,
+                    label=f"paper {baseline} at 1.0")
     ax.set_title(model, fontsize=9)
     ax.set_xlabel("SLO multiplier")
-    ax.legend(fontsize=6)
 axes[0].set_ylabel("SLO satisfaction (%)")
+figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Figure 9: SLO satisfaction vs SLO multiplier",
                                         found, "fig9"))))
 

@@ -24,6 +24,7 @@
 import math
 
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
@@ -171,14 +172,20 @@ for ax, device in zip(axes, devices, strict=True):
     for processor, part in mine.groupby("processor"):
         means = part.groupby("copies")["latency_mean_ms"].agg(["mean", "sem"]).fillna(0)
         ax.errorbar(means.index, means["mean"], yerr=1.96 * means["sem"], marker="o",
-                    label=f"ours {processor}")
+                    color=figures.PROCESSOR_COLOURS.get(str(processor)),
+                    label=f"ours {processor} (95% CI)")
     for ref in paper.table2(device):
         ax.plot(list(ref.latency_ms), list(ref.latency_ms.values()), "x--",
-                label=f"paper {ref.accelerator}")
+                color=figures.PROCESSOR_COLOURS.get(paper.table2_processor(ref) or ""),
+                label=f"paper {paper.table2_processor(ref) or ref.accelerator}")
     ax.set_xlabel("concurrent copies")
     ax.set_ylabel("mean latency (ms)")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(sorted(mine["copies"].unique()))
     ax.set_title(device, fontsize=9)
-    ax.legend(fontsize=6)
+figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Table II: MobileNetV1 latency vs concurrent "
                                         "copies", found, "table2"))))

@@ -26,7 +26,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import metrics, paper
+from harness.reporting import layout, metrics, paper
 
 found = nb.runs("table5")
 display(Markdown(nb.heading("Table V: single-model subgraphs and latency", found)))
@@ -134,17 +134,17 @@ ref = pd.DataFrame({b: {r.model: r.latency_ms[b] for r in paper.TABLE5} for b in
 fig = figures.figure(8, 3.6)
 ax = fig.subplots()
 width = 0.2
+bars = (("ours", "band"), ("ours", "adms"), ("paper", "band"), ("paper", "adms"))
 for k, model in enumerate(lat.index):
-    for j, (label, value) in enumerate((("ours band", lat.loc[model, "band"]),
-                                        ("ours adms", lat.loc[model, "adms"]),
-                                        ("paper band", ref["band"].get(model)),
-                                        ("paper adms", ref["adms"].get(model)))):
+    for j, (whose, baseline) in enumerate(bars):
+        value = (lat if whose == "ours" else ref)[baseline].get(model)
         if value is not None and value == value:  # the paper has no value for every model
-            ax.bar(k + (j - 1.5) * width, value, width, color=f"C{j}", label=label)
-ax.set_xticks(range(len(lat.index)), lat.index)
+            ax.bar(k + (j - 1.5) * width, value, width, color=layout.colour(baseline),
+                   hatch="//" if whose == "paper" else None,
+                   alpha=0.45 if whose == "paper" else 1.0, label=f"{whose} {baseline}")
+ax.set_xticks(range(len(lat.index)), lat.index, rotation=20, ha="right",
+              rotation_mode="anchor")
 ax.set_ylabel("mean latency alone (ms)")
-handles, labels = ax.get_legend_handles_labels()
-unique = dict(zip(labels, handles, strict=True))
-ax.legend(unique.values(), unique.keys(), fontsize=7)
+figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Table V: single-model latency, Band vs ADMS",
                                         found, "table5"))))

@@ -6,6 +6,10 @@ scenarios, seeds, main versions, commits of every run the figure reads).
 Each saved figure is checked for overlapping texts and legends
 (:func:`harness.reporting.layout.overlaps`); what the check found is written beside the PNG
 as ``figures/<name>.layout.json`` (an empty list: clean), which the paper's tests read.
+Legends go outside the panels, one per figure (:func:`legend`); a baseline keeps its colour
+of every plot (:func:`harness.reporting.layout.colour`), a processor its own
+(:data:`PROCESSOR_COLOURS`), the paper's values beside ours in the same colour, dashed or
+crossed.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from matplotlib.figure import Figure
 
@@ -39,6 +44,22 @@ def save(fig: Figure, title: str, found: list[nb.Run], name: str) -> Path:
     checked = {"overlaps": layout.overlaps(fig), "footer": provenance(found)}
     (FOLDER / f"{name}.layout.json").write_text(json.dumps(checked, indent=1) + "\n")
     return path
+
+
+def legend(fig: Figure, fontsize: float = 7) -> None:
+    """One legend for the whole figure, outside its panels on the right: each label once,
+    from every panel (a legend per panel repeats itself and sits over the data)."""
+    unique: dict[str, Any] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            unique.setdefault(label, handle)
+    fig.legend(list(unique.values()), list(unique), fontsize=fontsize,
+               loc="outside right center")
+
+
+#: a processor's colour in the paper's figures (our processor names; ``tab10``)
+PROCESSOR_COLOURS = {"cpu": "#7f7f7f", "gpu": "#1f77b4", "apu": "#2ca02c", "npu": "#d62728",
+                     "dsp": "#9467bd"}
 
 
 def _joined(values: Iterable[str]) -> str:

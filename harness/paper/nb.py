@@ -325,13 +325,28 @@ def _num(value: float) -> str:
     return "–" if value is None or math.isnan(value) else f"{round(value, 3):g}"
 
 
-def emit(artifact: str, rows: list[Row]) -> pd.DataFrame:
+@dataclass(frozen=True)
+class Whole:
+    """A table as a notebook shows it in the report: every cell whole (pandas' own notebook
+    display cuts text at 50 characters: a note became "twin calib..."), without the row
+    index; the report's style left-aligns its text columns (``beside``)."""
+
+    frame: pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        return self.frame.to_html(index=False, border=0, classes="beside")
+
+    def __repr__(self) -> str:
+        return self.frame.to_string(index=False)
+
+
+def emit(artifact: str, rows: list[Row]) -> Whole:
     """Write the rows for the report's summary (under the driver) and return their table."""
     folder = out_dir() / "report" / "summary"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{artifact}.json").write_text(json.dumps([r.record() for r in rows], indent=1,
                                                         default=_json_default))
-    return table(rows)
+    return Whole(table(rows))
 
 
 def _json_default(value: object) -> object:

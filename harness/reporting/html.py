@@ -32,6 +32,8 @@ body{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em;color:#222}
 table{border-collapse:collapse;font-size:12px;margin:.5em 0}
 td,th{border:1px solid #bbb;padding:2px 6px;text-align:right}
 th{background:#eee} td:first-child,th:first-child{text-align:left}
+table.beside td:last-child,table.beside th:last-child,table.summary td:nth-child(2),
+table.summary td:last-child,table.summary th{text-align:left}
 img{max-width:100%;border:1px solid #ddd;margin:.3em 0}
 pre{background:#f6f6f6;padding:.4em;font-size:11px;overflow-x:auto}
 pre.error{background:#fdd} section{border-top:3px solid #447;margin-top:2em}
@@ -88,7 +90,8 @@ def summary_cells(row: Mapping[str, Any]) -> list[str]:
 
 def verdicts_markdown(judged: Judged) -> str:
     """The verdicts under one heading per run ("" without any)."""
-    parts = [f"### {label}\n\n{verdict.markdown(list(found), who.shown)}"
+    parts = [f"### {label}\n\n{verdict.markdown(list(found), who.shown)}\n"
+             f"{verdict.each_band_markdown(list(found), who.shown)}"
              for label, found, who in judged]
     return ("## Verdict: ADMS over TFLite and Band (docs/verdict.md)\n\n"
             + "\n".join(parts) + "\n") if parts else ""
@@ -99,8 +102,21 @@ def verdicts_html(judged: Judged) -> str:
     parts = []
     for label, found, who in judged:
         boxes = "".join(_box(v, who.shown) for v in found)
-        parts.append(f"<h3>{html.escape(label)}</h3><div class='verdicts'>{boxes}</div>")
+        parts.append(f"<h3>{html.escape(label)}</h3><div class='verdicts'>{boxes}</div>"
+                     + _each_band(list(found), who.shown))
     return ("<h2>Verdict: ADMS over TFLite and Band</h2>" + "".join(parts)) if parts else ""
+
+
+def _each_band(found: list[Verdict], shown: Any) -> str:
+    """The verdict against each Band row a box stands for, as a table ("" without)."""
+    rows = verdict.each_band(found, shown)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in verdict.EACH_BAND_HEADERS)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+                   for r in rows)
+    return (f"<p><i>{html.escape(verdict.EACH_BAND)}</i></p>"
+            f"<table class='summary'><tr>{head}</tr>{body}</table>")
 
 
 def _box(v: Verdict, shown: Any) -> str:
@@ -115,8 +131,7 @@ def _box(v: Verdict, shown: Any) -> str:
 def summary_markdown(rows: Sequence[Mapping[str, Any]], facts: Mapping[str, Any],
                      judged: Judged = ()) -> str:
     head = (f"# ADMS paper, regenerated: device {facts.get('device')}, mode "
-            f"{facts.get('mode')}\n\nbuilt in {facts.get('seconds')} s; runs "
-            f"{facts.get('runs')}\n\n{verdicts_markdown(judged)}\n")
+            f"{facts.get('mode')}\n\n{built_line(facts)}\n\n{verdicts_markdown(judged)}\n")
     lines = ["| " + " | ".join(SUMMARY_COLUMNS) + " |",
              "|" + "|".join("---" for _ in SUMMARY_COLUMNS) + "|"]
     lines += ["| " + " | ".join(c.replace("|", "/") for c in summary_cells(r)) + " |"
@@ -124,11 +139,20 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], facts: Mapping[str, Any]
     return head + "\n".join(lines) + "\n"
 
 
+def built_line(facts: Mapping[str, Any]) -> str:
+    """``built in 1177.6 s; runs: 13 ran, 0 reused, 0 failed`` (``facts["runs"]``: how many
+    runs ended how)."""
+    runs = facts.get("runs")
+    said = (", ".join(f"{n} {how}" for how, n in runs.items()) if isinstance(runs, Mapping)
+            else str(runs))
+    return f"built in {facts.get('seconds')} s; runs: {said}"
+
+
 def _summary_html(rows: Sequence[Mapping[str, Any]]) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in SUMMARY_COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in summary_cells(r))
                    + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f"<table class='summary'><tr>{head}</tr>{body}</table>"
 
 
 def _text(value: Any) -> str:
@@ -176,9 +200,8 @@ def page(sections: Sequence[str], rows: Sequence[Mapping[str, Any]],
     title = f"ADMS paper, regenerated: device {facts.get('device')}, mode {facts.get('mode')}"
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
             f"</title><style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
-            f"<p>built in {facts.get('seconds')} s; runs {html.escape(str(facts.get('runs')))}"
-            f"</p>{verdicts_html(judged)}<h2>Summary: the paper beside ours</h2>"
-            f"{_summary_html(rows)}"
+            f"<p>{html.escape(built_line(facts))}</p>{verdicts_html(judged)}"
+            f"<h2>Summary: the paper beside ours</h2>{_summary_html(rows)}"
             f"{''.join(sections)}</body></html>")
 
 

@@ -2,8 +2,10 @@
 
 **Colours.** A baseline has one colour in every plot of every run: :func:`colour` gives the
 known baselines fixed colours of matplotlib's ``tab10``/``tab20`` (TFLite blues, Band
-oranges, ADMS greens and reds) and any other name one picked by a stable hash of the name, so
-it does not depend on which baselines a run holds or in what order.
+oranges, ADMS greens and purples, Band's other schedulers, which ``band_best`` draws side by
+side, five more) and any other name one of the eight left, picked by a stable hash of the
+name, so it does not depend on which baselines a run holds or in what order (two such names
+may share one).
 
 **Overlaps.** :func:`overlaps` draws a figure and lists every pair of its texts and legends
 whose boxes (matplotlib's ``get_window_extent`` with the canvas's renderer) intersect: the
@@ -28,7 +30,10 @@ _T10 = [to_hex(c) for c in colormaps["tab10"].colors]  # type: ignore[attr-defin
 _T20 = [to_hex(c) for c in colormaps["tab20"].colors]  # type: ignore[attr-defined]
 #: the fixed colours of the baselines a reader meets most
 FIXED = {"tflite": _T10[0], "tflite_gpu": _T20[1], "threads": _T10[7],
-         "band": _T10[1], "band7": _T20[3], "adms": _T10[2], "adms_ef": _T10[4]}
+         "band": _T10[1], "band7": _T20[3], "adms": _T10[2], "adms_ef": _T10[4],
+         # Band's other schedulers (band_best runs them side by side: no two alike)
+         "band_fixed_worker": _T20[10], "band_round_robin": _T20[11], "band_sel": _T20[12],
+         "band_heft": _T20[16], "band_heft_reserved": _T20[18]}
 #: pixels two boxes may share before they count as overlapping (antialiased edges)
 SLACK_PX = 1.0
 

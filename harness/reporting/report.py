@@ -323,7 +323,7 @@ def print_comparison(run: RunData, console: Console | None = None,
     metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
     console = console or terminal_console()
-    found, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
+    _, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
     console.print(verdict.rich_boxes(boxes, identity.shown, console.width))
     declared, width = metrics.declared, console.width
     for part in rich_tables(table, identity, columns(declared, Table.THROUGHPUT),
@@ -334,7 +334,7 @@ def print_comparison(run: RunData, console: Console | None = None,
     for part in rich_tables(table, identity, columns(declared, Table.SERVICE), title=service,
                             caption="", declared=declared, width=width):
         console.print(part)
-    each = verdict.each_band(found, identity.shown)
+    each = verdict.each_band(boxes, identity.shown)
     parts = [*(tables.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND)
                if each else []),
              *tables.per_model_tables(run.requests, failed_seeds_of(run.manifest),

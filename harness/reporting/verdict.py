@@ -88,9 +88,9 @@ class Verdict:
     #: the paper's ADMS / ``other`` ratio, and where the paper states it
     paper: float | None = None
     paper_where: str = ""
-    #: how many Band rows ``other`` is the strongest of, when the box stands for them all
-    #: (:func:`headline`); 0 otherwise
-    strongest_of: int = 0
+    #: when ``other`` is the strongest of several Band rows and this box stands for them
+    #: all (:func:`headline`): the verdict against each of them (this one among them)
+    stands_for: tuple[Verdict, ...] = ()
 
     @property
     def interval(self) -> str:
@@ -124,8 +124,8 @@ class Verdict:
         """The box's lines after its title: which Band row (when it stands for several),
         ratio, method, paper, why."""
         paper_line = self.magnitude or "paper: no ratio for this pair"
-        picked = ([f"the strongest of {self.strongest_of} Band rows (each: the table "
-                   "below)"] if self.strongest_of else [])
+        picked = ([f"the strongest of {len(self.stands_for)} Band rows (each: the table "
+                   "below)"] if self.stands_for else [])
         return [*picked, f"FPS ratio {self.interval}", f"({self.method})", paper_line,
                 self.why]
 
@@ -240,7 +240,9 @@ def headline(found: list[Verdict], scenario: pd.DataFrame, failed: Collection[st
     if len(bands) < 2:
         return found
     band = strongest(scenario, bands, failed)
-    return [replace(v, strongest_of=len(bands)) if v.other == band else v
+    each = {a: tuple(v for v in found if v.adms == a and family(v.other) == "band")
+            for a in {v.adms for v in found}}
+    return [replace(v, stands_for=each[v.adms]) if v.other == band else v
             for v in found if family(v.other) != "band" or v.other == band]
 
 
@@ -299,18 +301,16 @@ EACH_BAND = "ADMS FPS over each Band row (95% interval; the boxes above: the str
 EACH_BAND_HEADERS = ("ADMS row", "over", "FPS ratio [95%]", "word")
 
 
-def each_band(found: list[Verdict], shown: Callable[[str], str] = str) -> list[list[str]]:
-    """One row per verdict against a Band row (:data:`EACH_BAND_HEADERS`), when the run has
-    several Band rows (else none: its box says it all)."""
-    rows = [v for v in found if family(v.other) == "band"]
-    if len({v.other for v in rows}) < 2:
-        return []
-    return [[shown(v.adms), shown(v.other), v.interval, v.word.value] for v in rows]
+def each_band(boxes: list[Verdict], shown: Callable[[str], str] = str) -> list[list[str]]:
+    """One row (:data:`EACH_BAND_HEADERS`) per verdict against a Band row that a box of
+    ``boxes`` (:func:`headline`) stands for; none when each Band row has its own box."""
+    return [[shown(v.adms), shown(v.other), v.interval, v.word.value]
+            for box in boxes for v in box.stands_for]
 
 
-def each_band_markdown(found: list[Verdict], shown: Callable[[str], str] = str) -> str:
+def each_band_markdown(boxes: list[Verdict], shown: Callable[[str], str] = str) -> str:
     """:func:`each_band` as a Markdown table under its title ("" without rows)."""
-    rows = each_band(found, shown)
+    rows = each_band(boxes, shown)
     if not rows:
         return ""
     lines = [f"_{EACH_BAND}_", "", "| " + " | ".join(EACH_BAND_HEADERS) + " |",

@@ -1,10 +1,10 @@
 """Reports built by ``python -m harness.paper`` in fast mode, once per test session.
 
-``small_report``: one artifact (Tables III/V's single-model run and the Table III notebook),
-for the default run. ``paper_report``: every artifact (``slow``: minutes on a shared 2-core
-machine). ``ros_report``: Figure 8 on ROS, long enough (1.5 s) for Band at minimum subgraph
-size 1 to run out of memory on the K50 Pro twin (``slow``). Each runs the real driver in
-process: real twin runs, real kernels."""
+``small_report``: Tables III and V (one single-model run, which both read, and their two
+notebooks: Table V draws a figure), for the default run. ``paper_report``: every artifact
+(``slow``: minutes on a shared 2-core machine). ``ros_report``: Figure 8 on ROS, long enough
+(1.5 s) for Band at minimum subgraph size 1 to run out of memory on the K50 Pro twin
+(``slow``). Each runs the real driver in process: real twin runs, real kernels."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _build(tmp: Path, *overrides: str) -> tuple[Built, Path]:
 
 @pytest.fixture(scope="session")
 def small_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Built, Path]:
-    return _build(tmp_path_factory.mktemp("small"), "only=[table3]")
+    return _build(tmp_path_factory.mktemp("small"), "only=[table3,table5]")
 
 
 @pytest.fixture(scope="session")

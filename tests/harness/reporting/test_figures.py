@@ -92,3 +92,9 @@ def test_colours_do_not_depend_on_the_run() -> None:
     assert layout.colour("my_policy") == layout.colour("my_policy")
     assert layout.colour("my_policy") not in layout.FIXED.values()
     assert len(set(layout.FIXED.values())) == len(layout.FIXED)
+
+
+def test_band_bests_schedulers_have_colours_of_their_own() -> None:
+    bands = ["band", "band7", "band_fixed_worker", "band_round_robin", "band_sel", "band_heft",
+             "band_heft_reserved"]
+    assert len({layout.colour(b) for b in bands}) == len(bands)

@@ -147,13 +147,13 @@ def test_several_band_rows_make_one_box_against_the_strongest() -> None:
     run = per_seed(BANDS)
     found = verdict.verdicts(run, "k50pro", "frs")
     boxes = verdict.headline(found, run)
-    assert [(v.other, v.strongest_of) for v in boxes] == [("band_heft", 3), ("tflite", 0)]
+    assert [(v.other, len(v.stands_for)) for v in boxes] == [("band_heft", 3), ("tflite", 0)]
     assert "the strongest of 3 Band rows" in boxes[0].lines()[0]
     # each Band row stays in the table under the boxes
-    each = verdict.each_band(found)
+    each = verdict.each_band(boxes)
     assert [row[1] for row in each] == ["band", "band_heft", "band7"]
     assert each[1][2] == boxes[0].interval and each[1][3] == boxes[0].word.value
-    assert "| adms | band_heft |" in verdict.each_band_markdown(found)
+    assert "| adms | band_heft |" in verdict.each_band_markdown(boxes)
 
 
 def test_a_band_row_that_failed_a_seed_is_not_the_strongest() -> None:
@@ -166,3 +166,4 @@ def test_one_band_row_keeps_its_box_and_no_table() -> None:
     run = per_seed({k: v for k, v in BANDS.items() if k in ("band", "tflite", "adms")})
     found = verdict.verdicts(run, "k50pro", "frs")
     assert verdict.headline(found, run) == found and verdict.each_band(found) == []
+    assert verdict.each_band_markdown(found) == ""

@@ -22,6 +22,7 @@
 
 # %%
 from IPython.display import Image, Markdown, display
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness.paper import figures, nb
 from harness.reporting import layout, metrics, paper
@@ -58,7 +59,12 @@ for ax, (column, label) in zip(axes, (("latency_mean_ms", "latency (ms)"), ("fps
                label=f"paper's best window ({paper.FIG6_BEST_WINDOW.value})")
     ax.set_xlabel("window size (ops)")
     ax.set_ylabel(label)
+    windows = [*sweep["window"].unique(), paper.FIG6_BEST_WINDOW.value]
+    ax.set_xlim(min(windows) - 0.5, max(windows) + 0.5)  # the paper's line off the frame
 axes[2].set_yscale("log")
+axes[2].yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+axes[2].yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+axes[2].yaxis.set_minor_formatter(NullFormatter())
 figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Figure 6: window size vs latency, FPS and "
                                         "subgraphs (DeepLabV3)", found,

@@ -335,8 +335,8 @@ def print_comparison(run: RunData, console: Console | None = None,
                             caption="", declared=declared, width=width):
         console.print(part)
     each = verdict.each_band(boxes, identity.shown)
-    parts = [*(tables.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND)
-               if each else []),
+    parts = [*(tables.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND,
+                             left=(0, 1, 3)) if each else []),
              *tables.per_model_tables(run.requests, failed_seeds_of(run.manifest),
                                       identity.shown, width)]
     for part in parts:

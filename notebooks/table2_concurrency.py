@@ -184,7 +184,8 @@ for ax, device in zip(axes, devices, strict=True):
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xticks(sorted(mine["copies"].unique()))
+    ax.set_xticks(sorted({*mine["copies"].unique(),
+                          *(n for ref in paper.table2(device) for n in ref.latency_ms)}))
     ax.set_title(device, fontsize=9)
 figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Table II: MobileNetV1 latency vs concurrent "

@@ -30,7 +30,7 @@ def test_the_sweep_is_clean_titled_and_footed(models: list[str]) -> None:
     fig = windowplot.sweep_figure(sweep(models), title, FOOTER)
     assert layout.overlaps(fig) == []
     assert "window size" in fig.get_suptitle() and "k50pro" in fig.get_suptitle()
-    assert fig._supxlabel.get_text().replace("\n", " ") == FOOTER
+    assert fig._supxlabel.get_text().replace("\n", " ") == FOOTER  # type: ignore[attr-defined]
     assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == models
 
 

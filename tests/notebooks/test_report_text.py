@@ -38,3 +38,16 @@ def test_the_whole_paper_shows_no_raw_repr_and_opens_with_verdicts(
     assert text.index("Verdict: ADMS over TFLite and Band") < text.index("Summary: the paper")
     assert "INVALID" in text  # fast mode is below the validity floor, on purpose
     assert "## Verdict" in built.markdown.read_text()
+
+
+def test_every_note_and_quantity_shows_whole(small_report: tuple[Built, Path]) -> None:
+    """The summary's notes and quantities appear whole twice: in the summary table on top
+    and in their artifact's own table (pandas' notebook display would cut them at 50
+    characters, ending in "...")."""
+    built, out = small_report
+    text = built.html.read_text()
+    rows = [r for p in sorted((out / "report" / "summary").glob("*.json"))
+            for r in json.loads(p.read_text())]
+    long = [str(r[k]) for r in rows for k in ("note", "quantity") if len(str(r[k])) > 50]
+    assert long  # the check has something to check
+    assert [s for s in long if text.count(html.escape(s)) < 2] == []

@@ -43,7 +43,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from harness.cli.help import asks_help, with_help
+from harness.cli.help import asks_help, help_text
 from harness.config.compose import hydra_errors, task_errors, to_object
 from harness.config.names import register as register_names
 from harness.config.rundir import check_run_dir, claim_run_dir
@@ -83,8 +83,7 @@ def main() -> None:
     forgiving_streams()
     if asks_help(sys.argv[1:]):
         with cli_guard(), hydra_errors():
-            sys.argv = [sys.argv[0], *with_help(sys.argv[1:])]
-            _app()
+            print(help_text(sys.argv[1:]))
         return
     try:
         with cli_guard(), stop_on_signals(), endings_recorded(), hydra_errors():

@@ -13,10 +13,11 @@ holds the two implementations equal on random plans.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from harness.seams.plan import ModelPlan
 
@@ -61,7 +62,6 @@ class FlatPlan:
                             dtype=np.int64), processors, *out)
 
 
-@njit(cache=True)
 def _programme(next_unit, end_ptr, start, sg_ptr, position, proc, costs, waiting,
                finish, last, first):  # pragma: no cover - compiled
     n = end_ptr.shape[0] - 1
@@ -83,11 +83,20 @@ def _programme(next_unit, end_ptr, start, sg_ptr, position, proc, costs, waiting
         finish[j] = best
 
 
+@functools.cache
+def _compiled() -> Callable[..., None]:
+    """:func:`_programme` in machine code, compiled (or loaded from numba's disk cache) on
+    first use: importing numba costs ~0.8 s, which every command would pay otherwise."""
+    from numba import njit
+
+    return njit(cache=True)(_programme)
+
+
 def programme(flat: FlatPlan, next_unit: int, costs: np.ndarray, waiting: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(finish, last subgraph position, its start unit) for every end unit from
     ``next_unit`` (entries before it are stale); ``finish[j] == NONE`` where no chain reaches
     unit j. The arrays are the flat plan's own, overwritten by the next call."""
-    _programme(next_unit, flat.end_ptr, flat.start, flat.sg_ptr, flat.position, flat.proc,
+    _compiled()(next_unit, flat.end_ptr, flat.start, flat.sg_ptr, flat.position, flat.proc,
                costs, waiting, flat.finish, flat.last, flat.first)
     return flat.finish, flat.last, flat.first

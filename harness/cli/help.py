@@ -1,11 +1,14 @@
 """``harness --help``: every option of the composed run with its unit, range and meaning.
 
-The text is Hydra's help template (``hydra.help.template``), generated from the metadata each
+The text is written like Hydra's help template, generated from the metadata each
 schema declares on its fields (:func:`harness.seams.fields.spec`, the same metadata the
 validation applies and ``docs/config-reference.md`` prints), not the composed YAML. It is
 generated for the command line it is asked on: ``harness device=host --help`` lists the host's
 fields, and only the baselines ``run`` names. Fields without a spec (names, switches, paths)
-are listed with their value; Hydra fills in the config groups and its own flags.
+are listed with their value; the config groups are listed from the config folder and
+Hydra's own flags from Hydra's argument parser. It is printed here rather than by Hydra's
+``--help``, which composes every group's every option first (~10 s here for text this help
+does not show).
 """
 
 from __future__ import annotations
@@ -17,14 +20,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from hydra.core.config_store import ConfigStore
+from hydra._internal.hydra import Hydra
+from hydra._internal.utils import get_args_parser
 
 from harness.seams.fields import spec_of
 
 WIDTH = 80
 HELP_FLAGS = ("--help", "-h")
-#: the help node's name in Hydra's ``hydra/help`` group
-NODE = "harness"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +98,8 @@ def run_options(cfg: Any) -> list[Option]:
 
 
 def template(found: Sequence[Option]) -> str:
-    """Hydra's help template: usage, config groups, every option, Hydra's flags (``$`` in
-    our text escaped for :class:`string.Template`)."""
+    """The help's template: usage, config groups, every option, and ``$FLAGS_HELP`` where
+    Hydra's flags go (a ``$`` of our text doubled, as in Hydra's templates)."""
     body = "\n".join(o.text() for o in found).replace("$", "$$")
     return "\n".join([
         "harness: every baseline on one device and one scenario (python -m harness).",
@@ -123,9 +125,9 @@ def asks_help(argv: Sequence[str]) -> bool:
     return any(a in HELP_FLAGS for a in argv)
 
 
-def with_help(argv: Sequence[str]) -> list[str]:
-    """``argv`` with the generated help selected (``hydra/help=harness``), its template
-    composed from the other overrides (a line that does not compose gets the defaults')."""
+def help_text(argv: Sequence[str]) -> str:
+    """The help for the command line ``argv``, its options from the overrides in it (a line
+    that does not compose gets the defaults')."""
     from harness.experiment.session import compose_run
 
     overrides = [a for a in argv if "=" in a and not a.startswith("-")]
@@ -133,8 +135,5 @@ def with_help(argv: Sequence[str]) -> list[str]:
         cfg = compose_run(overrides)[0]
     except Exception:  # a bad line still gets help; running it says what is wrong
         cfg = compose_run([])[0]
-    ConfigStore.instance().store(group="hydra/help", name=NODE, node={
-        "app_name": "harness", "header": "", "footer": "",
-        "template": template(run_options(cfg))})
-    flags = [a for a in argv if a not in overrides]  # Hydra takes overrides before flags
-    return [f"hydra/help={NODE}", *overrides, *flags]
+    flags = Hydra.format_args_help(get_args_parser())
+    return template(run_options(cfg)).replace("$FLAGS_HELP", flags).replace("$$", "$")

@@ -60,8 +60,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from harness.models.plan_network import Path, PlanNetwork
 from harness.seams.errors import UserError
@@ -267,6 +265,9 @@ class _Chains:
 
     def solve(self, caps: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
         """(F, chain rates, processor prices y, model prices lam) at the optimum."""
+        import scipy.sparse as sp  # imported here: ~1 s that commands without a bound skip
+        from scipy.optimize import linprog
+
         k, cols = len(self.model), np.arange(1, len(self.model) + 1)
         work = np.array(self.seconds).reshape(k, self.width)
         a_eq = sp.coo_array((np.r_[-np.ones(self.models), np.ones(k)],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.cli.help import run_options, template, with_help
+from harness.cli.help import help_text, run_options, template
 from harness.experiment.session import compose_run
 
 
@@ -16,6 +16,8 @@ def test_the_help_lists_each_option_with_unit_range_and_meaning() -> None:
     assert "$APP_CONFIG_GROUPS" not in text and "$FLAGS_HELP" in text
 
 
-def test_help_puts_the_overrides_before_hydras_flags() -> None:
-    argv = with_help(["--help", "device=p20"])
-    assert argv == ["hydra/help=harness", "device=p20", "--help"]
+def test_the_help_of_a_command_line_has_its_options_and_hydras_flags() -> None:
+    text = help_text(["--help", "device=p20", "run=[band]"])
+    assert "device.name = p20" in text and "baselines.band." in text
+    assert "--multirun" in text and "Overrides :" in text
+    assert "$FLAGS_HELP" not in text and "$$" not in text

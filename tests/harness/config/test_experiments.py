@@ -11,7 +11,6 @@ would type it.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import subprocess
 import sys
@@ -98,20 +97,21 @@ def test_composes_validates_and_dry_runs(name: str, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # a dry run records nothing
 
 
-@functools.cache
-def sweep_runs(name: str) -> list[tuple[list[str], RunConf]]:
-    """Every sweep point of ``name`` with its composed, typed config (composed once: a
-    point costs about a second of Hydra)."""
-    return [(point, to_object(compose_raw([f"+experiment={name}", *point]), RunConf))
-            for point in sweep_points(name)]
+def _spread(points: list[list[str]]) -> list[list[str]]:
+    """The first, middle and last point of a sweep (a point costs ~1 s of Hydra)."""
+    return [points[k] for k in sorted({0, len(points) // 2, len(points) - 1})] if points else []
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
-def test_every_sweep_point_validates(name: str) -> None:
+@pytest.mark.parametrize("every", [pytest.param(False, id="spread"),
+                                   pytest.param(True, id="all", marks=pytest.mark.slow)])
+def test_sweep_points_validate(name: str, every: bool) -> None:
+    """Every point composes to a valid run with zoo models, none twice (the default run takes
+    three points of each sweep; ``-m slow`` all of them); the sweep covers its values."""
     known = set(zoo.names())
-    runs = sweep_runs(name)
-    points = [point for point, _ in runs]
-    for point, run in runs:
+    points = sweep_points(name)
+    for point in points if every else _spread(points):
+        run = to_object(compose_raw([f"+experiment={name}", *point]), RunConf)
         assert set(run.scenario.models) <= known, point
         assert len(set(run.scenario.models)) == len(run.scenario.models), point
     for key, values in SWEEPS.get(name, {}).items():
@@ -119,16 +119,22 @@ def test_every_sweep_point_validates(name: str) -> None:
                       ) == sorted(values)
 
 
+def _settings(point: list[str]) -> dict[str, str]:
+    return dict(p.split("=", 1) for p in point)
+
+
 def test_frames_sweep_is_four_values_for_each_of_two_scenarios() -> None:
-    points = {(run.scenario.name, run.scenario.frames_in_flight)
-              for _, run in sweep_runs("frames_sweep")}
-    assert len(sweep_runs("frames_sweep")) == 8
-    assert points == {(s, n) for s in ("frs", "ros") for n in (1, 2, 4, 8)}
+    points = [_settings(p) for p in sweep_points("frames_sweep")]
+    assert len(points) == 8
+    assert {(p["scenario"], p["scenario.frames_in_flight"]) for p in points} == {
+        (s, str(n)) for s in ("frs", "ros") for n in (1, 2, 4, 8)}
 
 
 def test_concurrency_sweeps_four_to_thirteen_distinct_models() -> None:
-    sizes = [len(run.scenario.models) for _, run in sweep_runs("concurrency")]
-    assert sizes == list(range(4, 14))
+    lists = [_settings(p)["scenario.models"].strip("[]").split(",")
+             for p in sweep_points("concurrency")]
+    assert [len(models) for models in lists] == list(range(4, 14))
+    assert all(len(set(models)) == len(models) for models in lists)
 
 
 def multirun(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -138,6 +144,8 @@ def multirun(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
+@pytest.mark.slow  # ~25 s of composing; the panels' overrides are checked by the sweep
+# tests above and the command line's multirun by the two-job sweep below
 def test_paper_fig8_multirun_launches_its_four_panels(tmp_path: Path) -> None:
     done = multirun(tmp_path, "+experiment=paper_fig8")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -146,7 +154,6 @@ def test_paper_fig8_multirun_launches_its_four_panels(tmp_path: Path) -> None:
         assert f"device={device} (twin) scenario={scenario}" in done.stdout
 
 
-@pytest.mark.slow  # the paper_fig8 multirun above already goes through the command line
 def test_command_line_sweep_is_accepted(tmp_path: Path) -> None:
     done = multirun(tmp_path, "+experiment=paper_fig8", "device=k50pro,p20", "scenario=frs")
     assert done.returncode == 0, done.stderr[-2000:]

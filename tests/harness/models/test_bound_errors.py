@@ -79,7 +79,7 @@ def test_bad_processors_or_capacity(processors: list[str], capacity: dict[str, f
 
 def test_highs_failing_is_reported_with_its_message(monkeypatch: pytest.MonkeyPatch) -> None:
     said = "The problem is unbounded. (HiGHS Status 10: model_status is Unbounded)"
-    monkeypatch.setattr(bound, "linprog",
+    monkeypatch.setattr("scipy.optimize.linprog",
                         lambda *a, **k: OptimizeResult(status=3, message=said))
     assert said in message(["cpu"], {"m": CPU_10})
 

@@ -113,8 +113,11 @@ def baselines_of(device: str, scenario: str) -> tuple[str, ...]:
     return RUN_BASELINES
 
 
-BASELINE_CASES = [pytest.param(d, s, b, id=f"{d}-{s}-{b}") for d, s in CASES
-                  for b in baselines_of(d, s)]
+#: k50pro ROS is the module's longest run (~25 s): under ``-m slow``; mi6 ROS covers ROS
+SLOW_CASES = {("k50pro", "ros")}
+BASELINE_CASES = [pytest.param(d, s, b, id=f"{d}-{s}-{b}",
+                               marks=[pytest.mark.slow] if (d, s) in SLOW_CASES else [])
+                  for d, s in CASES for b in baselines_of(d, s)]
 
 
 @pytest.mark.parametrize(("device", "scenario", "baseline"), BASELINE_CASES)

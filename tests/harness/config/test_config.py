@@ -84,6 +84,9 @@ NAMED: dict[str, dict[str, object]] = {
     "adms_no_monitor": {"use_monitor": False, "window_size": 0},
     "adms_no_priority": {"alpha": 0.0, "gamma": 0.0, "delta": 0.0, "use_monitor": True},
     "threads": {"kernel": "xnnpack", "threads": 1, "cores": None},
+    # a phone's stock tools as cross-checks: vanilla TFLite's and Band's own settings
+    "tflite_stock": {"placement": "fixed", "default_processor": "gpu"},
+    "band_stock": {"scheduler": "least_slack_time_first", "minimum_subgraph_size": 1},
 }
 
 

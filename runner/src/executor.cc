@@ -123,7 +123,7 @@ void Executor::admit(const std::vector<Release>& releases, int64_t now_ns) {
     request.model = r.model;
     request.arrival_ns = r.arrival_ns;
     request.tensors = inputs_[r.model];
-    run_.policy->arrive({id, r.model, r.arrival_ns, r.frame_id}, now_ns);
+    run_.policy->arrive({id, r.model, r.arrival_ns, r.frame_id, r.stream}, now_ns);
   }
 }
 
@@ -152,11 +152,11 @@ void Executor::send(const Start& start) {
   Request& request = it->second;
   const SubgraphSpec& sg = plan_.subgraphs[start.subgraph];
   const ModelSpec& model = plan_.models[request.model];
-  if (sg.model != request.model || model.subgraphs[request.next] != start.subgraph) {
+  if (sg.model != request.model || sg.first_unit != request.next_unit) {
     throw RunnerError("the policy started " + plan_.models[sg.model].name + " subgraph " +
                       std::to_string(sg.index) + " for request " + std::to_string(start.request) +
-                      ", whose next is " + model.name + " subgraph " +
-                      std::to_string(request.next));
+                      ", whose next is " + model.name + " unit " +
+                      std::to_string(request.next_unit));
   }
   if (busy_[sg.processor] > 0 && !run_.policy->concurrent()) {
     throw RunnerError("the policy started a job on " + plan_.processors[sg.processor].name +
@@ -165,7 +165,14 @@ void Executor::send(const Start& start) {
   Job out;
   out.request = start.request;
   out.subgraph = start.subgraph;
-  for (int t : sg.inputs) out.inputs.push_back(request.tensors.at(t));
+  for (int t : sg.inputs) {
+    auto tensor = request.tensors.find(t);
+    if (tensor == request.tensors.end())
+      throw RunnerError(model.name + " subgraph " + std::to_string(sg.index) + " reads tensor " +
+                        std::to_string(t) + ", which request " + std::to_string(start.request) +
+                        " has not produced");
+    out.inputs.push_back(tensor->second);
+  }
   request.running = true;
   ++busy_[sg.processor];
   workers_[sg.processor]->run(std::move(out));
@@ -183,7 +190,8 @@ void Executor::finish(const Completion& c, int64_t now_ns) {
   for (std::size_t i = 0; i < sg.outputs.size(); ++i) request.tensors[sg.outputs[i]] = c.outputs[i];
   Outcome out;
   run_.policy->complete({c.request, c.subgraph, c.start_ns, c.end_ns, true}, now_ns, out);
-  if (++request.next == plan_.models[request.model].subgraphs.size()) {
+  request.next_unit = sg.last_unit + 1;
+  if (request.next_unit == plan_.models[request.model].num_units) {
     run_.log->request(plan_, c.request, request.model, request.arrival_ns, c.end_ns);
     auto& outputs = last_outputs_[request.model];
     for (int t : plan_.models[request.model].outputs) outputs[t] = request.tensors.at(t);

@@ -6,8 +6,10 @@
 // (then admit and ask again, as dropped closed-loop requests release others), all under the
 // mutex after the worker's job ended, so no worker waits on a decision in the middle of a
 // job. A hand-over thus costs one thread wake-up (the next worker's). The calling thread only
-// admits timed arrivals and waits for the end. A request's subgraphs run in plan order, one
-// at a time; a worker runs one job at a time (a concurrent policy's jobs in turn).
+// admits timed arrivals and waits for the end. A request holds its tensors by source index
+// and runs whichever subgraph the policy starts at its next unit, one at a time; it is
+// finished when a subgraph ending at its model's last unit completes. A worker runs one job
+// at a time (a concurrent policy's jobs in turn).
 #pragma once
 
 #include <condition_variable>
@@ -52,7 +54,7 @@ class Executor {
   struct Request {
     std::size_t model = 0;
     int64_t arrival_ns = 0;
-    std::size_t next = 0;  // position of the next subgraph in the model's order
+    int next_unit = 0;
     bool running = false;
     std::map<int, Tensor> tensors;
   };

@@ -9,9 +9,10 @@
 // plan file's numbering; completions are observed with the workers' measured times.
 //
 // The header's plans and the plan file must describe the same run, checked when built:
-// the same processors (by name) and models; a model's header subgraphs, in order, are the
-// plan file's subgraphs 0, 1, ... of that model (same index, same processor) and cover its
-// units in order, one after the other (the plan file runs a request's subgraphs in order).
+// the same processors (by name) and models. A model whose plan-file subgraphs are
+// alternatives (units=) has the header's subgraphs, matched by index, with the same
+// processor and units. A chain model's header subgraphs, in order, are the plan file's
+// subgraphs 0, 1, ... (same index, same processor) and cover its units one after the other.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +55,10 @@ class LibraryPolicy : public Policy {
 
   void check_processors();
   void check_model(std::size_t model);
+  void check_chain(std::size_t model, const policies::Plan& hp);
+  void check_alternatives(std::size_t model, const policies::Plan& hp);
+  void check_subgraph(const policies::Subgraph& sg, const SubgraphSpec& spec,
+                      const std::string& at);
   policies::ProcessorView view_of(const Lane& lane, int64_t now_ns) const;
   void assign(const policies::Assignment& a, int64_t now_ns, Outcome& out);
   void run(Lane& lane, int64_t job, Sg sg, int64_t now_ns, Outcome& out);
@@ -69,6 +74,8 @@ class LibraryPolicy : public Policy {
   std::vector<std::size_t> to_plan_model_;       // header plan -> plan file model
   std::vector<std::size_t> to_plan_processor_;   // header processor -> plan file processor
   std::vector<std::size_t> to_setup_processor_;  // plan file processor -> header processor
+  std::vector<Sg> to_setup_subgraph_;            // plan file subgraph -> header subgraph
+  std::vector<std::vector<std::size_t>> to_plan_subgraph_;  // [header model][position]
   bool concurrent_ = false;
   bool front_ = false;
   std::map<int64_t, policies::JobView> jobs_;  // by job id (= the executor's request id)

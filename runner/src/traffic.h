@@ -19,7 +19,8 @@ namespace runner {
 struct Release {
   std::size_t model = 0;
   int64_t arrival_ns = 0;  // CLOCK_REALTIME
-  int64_t frame_id = -1;   // frames: the frame's number; else -1
+  int64_t frame_id = -1;   // the frame's number, or the stream's request count (traffic.h)
+  int64_t stream = 0;
 };
 
 class Traffic {

@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from tests.runner import native
-from tests.runner.test_runner import random_inputs, whole_model_outputs
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(native.missing_tools() is not None,
@@ -37,7 +36,7 @@ def outputs(root: Path, model: Path, name: str, command: list[str], parts: int =
     layout = native.lay_out(root, {name: model}, parts=parts, cores=cores)
     (root / "in").mkdir()
     (root / "out").mkdir()
-    inputs = random_inputs(model, root / "in", name)
+    inputs = native.random_inputs(model, root / "in", name)
     result = subprocess.run([*command, "--plan", str(layout.plan), "--slices", str(layout.slices),
                              "--log", str(root / "jobs.tsv"), "--frames", "2",
                              "--inputs", str(root / "in"), "--outputs", str(root / "out")],
@@ -46,7 +45,7 @@ def outputs(root: Path, model: Path, name: str, command: list[str], parts: int =
     assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, result.stderr
     assert len(native.read_jobs(root / "jobs.tsv")) == 2 * layout.subgraphs[name]
     got = {int(p.name.split(".")[1]): p.read_bytes() for p in (root / "out").iterdir()}
-    return got, whole_model_outputs(model, inputs)
+    return got, native.whole_model_outputs(model, inputs)
 
 
 @pytest.mark.parametrize("sanitizer", ["address", "thread"])

@@ -170,3 +170,26 @@ def test_a_header_whose_units_differ_is_refused(binary: Path, tiny_models: dict[
     unit_range(plan.header)
     line = error_of(run(binary, plan, tmp_path, "--frames", "1", check=False))
     assert line.startswith("error: --policy ") and "in the header and" in line
+
+
+def test_a_band_run_with_a_tight_slo_drops_and_replays_clean(
+        binary: Path, tiny_models: dict[str, Path], tmp_path: Path) -> None:
+    """A burst of arrivals (streams 0 and 1, as the host ships Python's traffic) under an SLO
+    of 2 ms: Band drops the requests it cannot finish in time, the others finish, and the
+    views carried each request's SLO and stream."""
+    slo = {m: 2_000_000 for m in MODELS}
+    plan = lay_out(tmp_path, tiny_models, "band", **slo)
+    arrivals = tmp_path / "arrivals.txt"
+    arrivals.write_text("".join(f"{k * 100_000} {m} {s}\n" for k in range(8)
+                                for s, m in enumerate(MODELS)))
+    run(binary, plan, tmp_path, "--arrivals", str(arrivals))
+    ends = [int(line.split("\t")[3])
+            for line in (tmp_path / "requests.tsv").read_text().splitlines()[1:]]
+    assert len(ends) == 16 and -1 in ends and any(e > 0 for e in ends)
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    jobs = [job for line in lines[1:] if line["call"] == "schedule" for job in line["queue"]]
+    assert {(job[5], job[8], job[9]) for job in jobs} == {
+        (m, 2_000_000, s) for s, m in enumerate(MODELS)}
+    assert {job[6] for job in jobs} <= set(range(8)) and max(job[6] for job in jobs) > 0
+    assert any(line["decision"]["drop"] for line in lines[1:] if line["call"] == "schedule")
+    assert_replays_clean(tmp_path / "trace.jsonl")

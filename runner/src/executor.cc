@@ -92,9 +92,40 @@ void Executor::run(Traffic& traffic, Policy& policy, RunLog& log) {
   if (!error_.empty()) throw RunnerError(error_);
 }
 
+std::vector<Completion> Executor::profile(std::size_t subgraph, int times) {
+  const SubgraphSpec& sg = plan_.subgraphs[subgraph];
+  std::vector<Tensor> inputs;
+  for (int t : sg.inputs) {
+    auto given = inputs_[sg.model].find(t);
+    inputs.push_back(given != inputs_[sg.model].end()
+                         ? given->second
+                         : std::make_shared<const Bytes>(tensor_bytes(sg.model, t), 0));
+  }
+  std::vector<Completion> done;
+  std::unique_lock<std::mutex> lock(mutex_);
+  probe_ = &done;
+  for (int k = 0; k < times; ++k) {
+    ++busy_[sg.processor];
+    workers_[sg.processor]->run(Job{k, subgraph, inputs, false});
+    wake_.wait(lock, [&] { return done.size() == static_cast<std::size_t>(k) + 1; });
+    if (!done.back().error.empty()) {
+      probe_ = nullptr;
+      throw RunnerError(plan_.processors[sg.processor].name + ": " + plan_.models[sg.model].name +
+                        " subgraph " + std::to_string(sg.index) + ": " + done.back().error);
+    }
+  }
+  probe_ = nullptr;
+  return done;
+}
+
 void Executor::complete(Completion c) {
   std::lock_guard<std::mutex> lock(mutex_);
   --busy_[c.processor];
+  if (probe_ != nullptr) {
+    probe_->push_back(std::move(c));
+    wake_.notify_one();
+    return;
+  }
   if (!error_.empty()) return;  // the run is failing: start nothing more
   try {
     int64_t now = realtime_ns();

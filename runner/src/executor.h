@@ -45,6 +45,9 @@ class Executor {
   void set_input(std::size_t model, int tensor, Bytes bytes);
   // runs until the traffic is finished and every request done; throws on the first failure
   void run(Traffic& traffic, Policy& policy, RunLog& log);
+  // runs `subgraph` alone `times` times on its worker (model inputs as set, other inputs
+  // zeros), one job after the other; their completions. Not during run().
+  std::vector<Completion> profile(std::size_t subgraph, int times);
   // the model outputs of the model's last finished request (empty before any)
   const std::map<int, Tensor>& last_outputs(std::size_t model) const {
     return last_outputs_[model];
@@ -85,6 +88,7 @@ class Executor {
   std::vector<int> busy_;  // per processor: jobs sent and not completed
   int64_t next_id_ = 0;
   std::string error_;
+  std::vector<Completion>* probe_ = nullptr;  // profile(): where completions go
   std::vector<std::unique_ptr<Worker>> workers_;  // last: stopped first
 };
 

@@ -193,3 +193,43 @@ def test_a_band_run_with_a_tight_slo_drops_and_replays_clean(
     assert {job[6] for job in jobs} <= set(range(8)) and max(job[6] for job in jobs) > 0
     assert any(line["decision"]["drop"] for line in lines[1:] if line["call"] == "schedule")
     assert_replays_clean(tmp_path / "trace.jsonl")
+
+
+PROFILE_COLUMNS = ["model", "index", "processor", "first_unit", "last_unit", "n",
+                   "invoke_ns_median", "invoke_ns_min", "copy_ns_median"]
+
+
+def profile(binary: Path, plan: candidates.Candidates, *args: str
+            ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(binary), "--plan", str(plan.layout.plan), "--slices",
+                           str(plan.layout.slices), *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_profile_times_every_subgraph_alone(binary: Path, tiny_models: dict[str, Path],
+                                            tmp_path: Path) -> None:
+    plan = lay_out(tmp_path, tiny_models, "adms")
+    out = tmp_path / "profile.tsv"
+    result = profile(binary, plan, "--profile", "3", "--profile-out", str(out), "--warmup", "0")
+    assert result.returncode == 0, result.stderr
+    header, *lines = [line.split("\t") for line in out.read_text().splitlines()]
+    assert header == PROFILE_COLUMNS
+    rows = {(r[0], int(r[1])): r[2:] for r in lines}
+    assert len(rows) == len(lines) == sum(len(p.subgraphs) for p in plan.plans.values())
+    for m, mp in plan.plans.items():
+        for sg in mp.subgraphs:
+            processor, first, last, n, median, low, copy = rows[(m, sg.index)]
+            assert (processor, int(first), int(last), int(n)) == (
+                sg.processor, sg.first_unit, sg.last_unit, 3)
+            assert 0 < int(low) <= int(median) and int(copy) >= 0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--profile", "2", "--profile-out", "p.tsv", "--frames", "1"), "--profile excludes --frames"),
+    (("--profile-out", "p.tsv"), "missing --profile"),
+    (("--profile", "0", "--profile-out", "p.tsv"), "--profile wants at least 1 run"),
+])
+def test_profile_usage_errors(binary: Path, tiny_models: dict[str, Path], tmp_path: Path,
+                              args: tuple[str, ...], message: str) -> None:
+    plan = lay_out(tmp_path, tiny_models, "band")
+    assert message in error_of(profile(binary, plan, *args))

@@ -76,18 +76,24 @@ void Executor::set_input(std::size_t model, int tensor, Bytes bytes) {
 }
 
 void Executor::run(Traffic& traffic, Policy& policy, RunLog& log) {
+  constexpr int64_t kFlushNs = 1000000000;  // logs written out at least every second
   std::unique_lock<std::mutex> lock(mutex_);
   run_ = Run{&traffic, &policy, &log};
   traffic.start(realtime_ns());
-  for (step(realtime_ns()); !over(); step(realtime_ns())) {
-    int64_t deadline = traffic.next_ns();
-    if (deadline == Traffic::kNever) {
-      wake_.wait(lock);
-    } else {
-      wake_.wait_until(lock, std::chrono::system_clock::time_point(
-                                 std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                     std::chrono::nanoseconds(deadline))));
+  int64_t flush_at = realtime_ns() + kFlushNs;
+  step(realtime_ns());
+  while (!over()) {
+    int64_t deadline = std::min(traffic.next_ns(), flush_at);
+    wake_.wait_until(lock, std::chrono::system_clock::time_point(
+                               std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                   std::chrono::nanoseconds(deadline))));
+    int64_t now = realtime_ns();
+    if (now >= flush_at) {
+      log.flush();
+      policy.flush();
+      flush_at = now + kFlushNs;
     }
+    if (error_.empty() && traffic.next_ns() <= now) step(now);
   }
   if (!error_.empty()) throw RunnerError(error_);
 }

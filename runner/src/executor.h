@@ -85,10 +85,10 @@ class Executor {
   std::condition_variable wake_;                              // run() waits on it
   Run run_;
   std::map<int64_t, Request> requests_;  // active, by id
-  std::vector<int> busy_;  // per processor: jobs sent and not completed
+  std::vector<int> busy_;                // per processor: jobs sent and not completed
   int64_t next_id_ = 0;
   std::string error_;
-  std::vector<Completion>* probe_ = nullptr;  // profile(): where completions go
+  std::vector<Completion>* probe_ = nullptr;      // profile(): where completions go
   std::vector<std::unique_ptr<Worker>> workers_;  // last: stopped first
 };
 

@@ -87,8 +87,7 @@ LibraryPolicy::LibraryPolicy(const Plan& plan, const std::string& header_path,
   for (std::size_t m = 0; m < plan.models.size(); ++m) check_model(m);
   front_ = policy_->reinsert_front();
   lanes_.resize(setup_.processors.size());
-  if (!decisions_path.empty())
-    log_ = std::make_unique<DecisionLog>(decisions_path, text, setup_);
+  if (!decisions_path.empty()) log_ = std::make_unique<DecisionLog>(decisions_path, text, setup_);
 }
 
 std::string LibraryPolicy::where() const { return "--policy " + header_path_ + ": "; }
@@ -143,8 +142,7 @@ void LibraryPolicy::check_subgraph(const policies::Subgraph& sg, const SubgraphS
                       plan_.processors[spec.processor].name + " in the plan file");
   std::size_t k = static_cast<std::size_t>(&spec - plan_.subgraphs.data());
   to_setup_subgraph_[k] = &sg;
-  to_plan_subgraph_[static_cast<std::size_t>(sg.model)][static_cast<std::size_t>(sg.position)] =
-      k;
+  to_plan_subgraph_[static_cast<std::size_t>(sg.model)][static_cast<std::size_t>(sg.position)] = k;
 }
 
 void LibraryPolicy::check_alternatives(std::size_t m, const policies::Plan& hp) {
@@ -196,8 +194,12 @@ void LibraryPolicy::arrive(const Arrival& a, int64_t now_ns) {
   policies::JobView job;
   job.job_id = a.request;
   job.enqueue_ns = now_ns;
-  job.request = {a.request, static_cast<int>(to_setup_model_[a.model]), a.frame_id,
-                 a.arrival_ns, plan_.models[a.model].slo_ns, a.stream};
+  job.request = {a.request,
+                 static_cast<int>(to_setup_model_[a.model]),
+                 a.frame_id,
+                 a.arrival_ns,
+                 plan_.models[a.model].slo_ns,
+                 a.stream};
   jobs_[a.request] = job;
   queue_.push_back(a.request);
 }
@@ -214,8 +216,8 @@ void LibraryPolicy::complete(const Ran& ran, int64_t now_ns, Outcome& out) {
       throw RunnerError("completion of a job the policy did not run there");
     lane.running.reset();
   }
-  policies::Completion done{ran.request, job.request, job.request.model, sg->index,
-                            ran.start_ns, ran.end_ns, ran.ok};
+  policies::Completion done{ran.request, job.request, job.request.model, sg->index, ran.start_ns,
+                            ran.end_ns,  ran.ok};
   policy_->observe(done);
   if (log_) log_->observe(done);
   job.next_unit = sg->last_unit() + 1;
@@ -260,7 +262,10 @@ void LibraryPolicy::decide(int64_t now_ns, Outcome& out) {
   view.now_ns = now_ns;
   view.queue = &queue;
   view.setup = &setup_;
-  for (const Lane& lane : lanes_) view.processors.push_back(view_of(lane, now_ns));
+  for (std::size_t k = 0; k < lanes_.size(); ++k) {
+    view.processors.push_back(view_of(lanes_[k], now_ns));
+    if (states_) view.processors.back().state = states_(to_plan_processor_[k]);
+  }
   policies::Decision decision = policy_->schedule(view);
   if (log_) log_->schedule(view, queue.read(), queue.heads_read(), decision);
   for (int64_t id : decision.drop) {
@@ -269,6 +274,10 @@ void LibraryPolicy::decide(int64_t now_ns, Outcome& out) {
     out.drops.push_back(id);
   }
   for (const policies::Assignment& a : decision.assign) assign(a, now_ns, out);
+}
+
+void LibraryPolicy::flush() {
+  if (log_) log_->flush();
 }
 
 void LibraryPolicy::take(int64_t job) {

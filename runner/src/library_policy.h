@@ -4,8 +4,8 @@
 // Python runtime's core (harness/runtime/core.py): the global queue of waiting jobs (a job
 // re-enters at the front or back after each subgraph, as the policy says), per processor the
 // running subgraph and a local FIFO of assigned ones, and the view the policy reads after
-// every event (processors idle / available_ns from the policy's own estimates / queued; no
-// sensor readings on the runner yet: every `state` is null). Decisions become starts in the
+// every event (processors idle / available_ns from the policy's own estimates / queued; the
+// latest sensor sample as `state`, null without --sensors). Decisions become starts in the
 // plan file's numbering; completions are observed with the workers' measured times.
 //
 // The header's plans and the plan file must describe the same run, checked when built:
@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,10 @@ class LibraryPolicy : public Policy {
   void complete(const Ran& ran, int64_t now_ns, Outcome& out) override;
   void decide(int64_t now_ns, Outcome& out) override;
   bool concurrent() const override { return concurrent_; }
+  void flush() override;
+  // where the views' `state` comes from: plan file processor -> its latest sample
+  using States = std::function<std::optional<policies::SensorState>(std::size_t)>;
+  void read_states(States states) { states_ = std::move(states); }
   const policies::Setup& setup() const { return setup_; }
 
  private:
@@ -82,6 +87,7 @@ class LibraryPolicy : public Policy {
   std::deque<int64_t> queue_;                  // waiting job ids, front first
   std::vector<Lane> lanes_;                    // header processor order
   std::unique_ptr<DecisionLog> log_;
+  States states_;
 };
 
 }  // namespace runner

@@ -18,6 +18,7 @@
 #include "library_policy.h"
 #include "litert_runtime.h"
 #include "profile.h"
+#include "sensors.h"
 
 namespace runner {
 namespace {
@@ -30,7 +31,8 @@ const char* kUsage =
     "              [--policy HEADER.json [--decisions FILE]]\n"
     "              [--sensors FILE [--sensor-interval-ms N] [--sensor-log FILE]]\n"
     "       runner --plan FILE --slices DIR --profile N --profile-out FILE\n"
-    "              [--warmup N] [--inputs DIR] [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n";
+    "              [--warmup N] [--inputs DIR] [--litert-runtime-dir DIR] [--litert-dispatch-dir "
+    "DIR]\n";
 
 using Args = std::map<std::string, std::string>;
 
@@ -58,7 +60,10 @@ Args parse_args(int argc, char** argv) {
                                   "policy",
                                   "decisions",
                                   "profile",
-                                  "profile-out"};
+                                  "profile-out",
+                                  "sensors",
+                                  "sensor-interval-ms",
+                                  "sensor-log"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
       throw RunnerError("unknown option --" + key + "\n" + kUsage);
     }
@@ -125,13 +130,25 @@ void write_outputs(const std::string& dir, const Plan& plan, const Executor& exe
   }
 }
 
-std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan) {
+std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan, const Sensors* sensors) {
   if (!args.count("policy")) {
     if (args.count("decisions")) throw RunnerError("--decisions needs --policy");
     return std::make_unique<PlannedPolicy>(plan);
   }
-  return std::make_unique<LibraryPolicy>(plan, args.at("policy"),
-                                         args.count("decisions") ? args.at("decisions") : "");
+  auto policy = std::make_unique<LibraryPolicy>(
+      plan, args.at("policy"), args.count("decisions") ? args.at("decisions") : "");
+  if (sensors != nullptr)
+    policy->read_states([sensors](std::size_t p) { return sensors->latest(p); });
+  return policy;
+}
+
+std::unique_ptr<Sensors> make_sensors(const Args& args, const Plan& plan) {
+  if (!args.count("sensors")) {
+    if (args.count("sensor-log") || args.count("sensor-interval-ms"))
+      throw RunnerError("--sensor-log and --sensor-interval-ms need --sensors");
+    return nullptr;
+  }
+  return std::make_unique<Sensors>(plan, args.at("sensors"));
 }
 
 RuntimeFolders folders_of(const Args& args) {
@@ -152,14 +169,19 @@ int run(int argc, char** argv) {
   Plan plan = read_plan(args.at("plan"));
   if (args.count("profile")) return profile(args, plan);
   auto traffic = make_traffic(args, plan);
-  auto policy = make_policy(args, plan);
+  auto sensors = make_sensors(args, plan);
+  auto policy = make_policy(args, plan, sensors.get());
   LiteRtRuntime runtime(folders_of(args));
   Executor executor(plan, args.at("slices"), runtime, count(args, "warmup", 1));
   if (args.count("inputs")) read_inputs(args.at("inputs"), plan, executor);
+  if (sensors)
+    sensors->start(count(args, "sensor-interval-ms", 100),
+                   args.count("sensor-log") ? args.at("sensor-log") : "");
   {
     RunLog log(args.at("log"), args.count("requests") ? args.at("requests") : "");
     executor.run(*traffic, *policy, log);
   }
+  if (sensors) sensors->stop();
   if (args.count("outputs")) write_outputs(args.at("outputs"), plan, executor);
   return 0;
 }

@@ -208,8 +208,7 @@ void check_alternatives(const Plan& plan, ModelSpec& model, std::set<int>& have)
         reached[static_cast<std::size_t>(s.last_unit) + 1] = true;
     }
   }
-  if (!reached.back())
-    refuse(model, "no sequence of subgraphs runs from unit 0 to its last unit");
+  if (!reached.back()) refuse(model, "no sequence of subgraphs runs from unit 0 to its last unit");
   for (std::size_t k : model.subgraphs) {
     const SubgraphSpec& s = plan.subgraphs[k];
     for (int t : s.inputs) {
@@ -220,9 +219,9 @@ void check_alternatives(const Plan& plan, ModelSpec& model, std::set<int>& have)
                         std::find(o.outputs.begin(), o.outputs.end(), t) != o.outputs.end());
       }
       if (!made)
-        refuse(model, "subgraph " + std::to_string(s.index) + " reads tensor " +
-                          std::to_string(t) + ", which no subgraph ending before unit " +
-                          std::to_string(s.first_unit) + " produces");
+        refuse(model, "subgraph " + std::to_string(s.index) + " reads tensor " + std::to_string(t) +
+                          ", which no subgraph ending before unit " + std::to_string(s.first_unit) +
+                          " produces");
     }
   }
   for (std::size_t k : model.subgraphs)

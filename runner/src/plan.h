@@ -29,9 +29,9 @@ struct ProcessorSpec {
 };
 
 struct SubgraphSpec {
-  std::size_t model = 0;      // index into Plan::models
-  std::size_t index = 0;      // chain: position in its model's order; alternatives: as given
-  int first_unit = 0;         // the units it covers (chain: both = index)
+  std::size_t model = 0;  // index into Plan::models
+  std::size_t index = 0;  // chain: position in its model's order; alternatives: as given
+  int first_unit = 0;     // the units it covers (chain: both = index)
   int last_unit = 0;
   std::size_t processor = 0;  // index into Plan::processors
   std::string slice;          // "<hash>/<file>", relative to the slices folder

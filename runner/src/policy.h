@@ -56,6 +56,8 @@ class Policy {
   virtual void decide(int64_t now_ns, Outcome& out) = 0;
   // subgraphs may be started on a busy processor (its worker runs them in turn)
   virtual bool concurrent() const { return false; }
+  // writes out what its own logs hold so far (at least every second during a run)
+  virtual void flush() {}
 };
 
 // The built-in policy: every subgraph on the processor the plan names, first come first

@@ -16,8 +16,7 @@ int64_t median_low(std::vector<int64_t> values) {
   return values[(values.size() - 1) / 2];
 }
 
-std::string line_of(const Plan& plan, const SubgraphSpec& sg,
-                    const std::vector<Completion>& runs) {
+std::string line_of(const Plan& plan, const SubgraphSpec& sg, const std::vector<Completion>& runs) {
   std::vector<int64_t> invoke, copy;
   for (const Completion& c : runs) {
     invoke.push_back(c.invoke_ns);

@@ -8,6 +8,9 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +164,22 @@ def test_a_bad_plan_names_the_line(binary: Path, one_model: native.Layout, old: 
                                    message: str) -> None:
     rewrite(one_model, old, new)
     assert message in error_of(binary, one_model, "--frames", "1")
+
+
+def test_a_killed_runner_leaves_its_lines_up_to_the_last_second(
+        binary: Path, tiny_models: dict[str, Path], tmp_path: Path) -> None:
+    """The logs are written out every second: killed (SIGKILL) after ~2.5 s of a 4 s run,
+    the job and request logs hold the first second's lines (a cut last line aside)."""
+    layout = native.lay_out(tmp_path, {"chain": tiny_models["chain"]}, 2, CORES)
+    arrivals = tmp_path / "arrivals.txt"
+    arrivals.write_text("".join(f"{k * 50_000_000} chain\n" for k in range(80)))
+    command = [str(binary), "--plan", str(layout.plan), "--slices", str(layout.slices),
+               "--log", str(tmp_path / "jobs.tsv"), "--requests", str(tmp_path / "r.tsv"),
+               "--arrivals", str(arrivals)]
+    with subprocess.Popen(command, stderr=subprocess.DEVNULL) as runner:
+        time.sleep(2.5)
+        runner.send_signal(signal.SIGKILL)
+    jobs = (tmp_path / "jobs.tsv").read_text().splitlines()
+    requests = (tmp_path / "r.tsv").read_text().splitlines()
+    assert len(jobs) > 10 and len(requests) > 5, (len(jobs), len(requests))
+    assert len(requests) < 80

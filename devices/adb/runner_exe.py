@@ -44,7 +44,8 @@ class RunnerOnPhone:
     def command(self, *args: str) -> str:
         """A shell command running the runner with ``args``."""
         words = " ".join(shlex.quote(a) for a in args)
-        return f"LD_LIBRARY_PATH={shlex.quote(self.lib_dir)} {shlex.quote(self.binary)} {words}"
+        return (f"env LD_LIBRARY_PATH={shlex.quote(self.lib_dir)} {shlex.quote(self.binary)} "
+                f"{words}")
 
 
 def _local(configured: str, default: Path, what: str) -> Path:

@@ -10,7 +10,8 @@ parse, so every row written comes from a whole line.
 row functions (:mod:`harness.seams.rows`): a ``subgraphs`` row per job line (the plan's
 subgraph, so its columns are the plan's) and a ``requests`` row per request (``ok`` with
 its end, ``dropped`` with ``end_ns`` -1, ``unfinished`` when a subgraph of it ran but its
-line never came). Times are moved to the run's clock: 0 is when the runner's traffic
+line never came: its arrival, which only that line holds, is then its first subgraph's
+start in a closed loop). Times are moved to the run's clock: 0 is when the runner's traffic
 began, which a request line gives exactly (its arrival minus its shipped offset; in a
 closed loop the first frame arrives at 0).
 
@@ -159,8 +160,10 @@ def _nth(lines: Sequence[RequestLine | JobLine]) -> dict[int, int]:
 
 def write_rows(name: str, seed: int, sink: RowSink, plans: Mapping[str, ModelPlan],
                traffic: RunnerTraffic, logs: tuple[Sequence[JobLine], Sequence[RequestLine]],
-               t0_ns: int, is_warmup: Callable[[Request], bool]) -> Written:
-    """Every row of the runner's logs, on the run's clock (``t0_ns``: its 0, phone ns)."""
+               t0_ns: int, is_warmup: Callable[[Request], bool], until_ns: int | None = None
+               ) -> Written:
+    """Every row of the runner's logs, on the run's clock (``t0_ns``: its 0, phone ns);
+    with ``until_ns``, of the requests that arrived before it only."""
     jobs, ended = logs
     by_request = {r.request: r for r in ended}
     nth = _nth([*ended, *jobs])
@@ -171,10 +174,13 @@ def write_rows(name: str, seed: int, sink: RowSink, plans: Mapping[str, ModelPla
     last = 0
     for number in sorted(set(by_request) | set(served)):
         line = by_request.get(number)
-        arrival = line.arrival_ns - t0_ns if line else -1
-        first = line or served[number][0]
-        request = traffic.request(first, arrival, nth[number])
         runs = served.get(number, [])
+        if line is not None and line.end_ns >= 0 and not runs:
+            continue  # (its job lines were cut off: the phone was lost before they came)
+        arrival = line.arrival_ns - t0_ns if line else runs[0].start_ns - t0_ns
+        if until_ns is not None and arrival >= until_ns:
+            continue
+        request = traffic.request(line or runs[0], arrival, nth[number])
         for job in runs:
             c = Completion(number, request, _subgraph(plans, job), job.start_ns - t0_ns,
                            job.end_ns - t0_ns)

@@ -8,9 +8,11 @@ and hands over its decision trace header (:class:`~harness.seams.device.PolicyRu
    arrivals; push them by content hash;
 2. in a :class:`~devices.adb.measure.Measurement` (sensor loop, power, conditioning), run
    ``runner --policy HEADER --decisions TRACE --log JOBS --requests REQUESTS`` with the
-   traffic (``--arrivals``, or a closed loop of :func:`closed_loop_count` frames or requests
-   per model: the runner's closed loops count requests, not time), watched from the host
-   (:mod:`devices.adb.runner_watch`: progress, stalls, logs copied as they grow);
+   traffic (``--arrivals``; or a closed loop, ``--frames``/``--streams``, which counts
+   requests, not time: it is given more than it can run and stopped :data:`DRAIN_S` after
+   the traffic's time, and only the requests issued within that time become rows, as the
+   runtime issues none after it), watched from the host (:mod:`devices.adb.runner_watch`:
+   progress, stalls, logs copied as they grow);
 3. write ``requests`` and ``subgraphs`` rows from the complete lines of its logs
    (:mod:`devices.adb.runner_logs`) on the run's clock (0: the traffic's start), and the
    sensors (the measurement's exit);
@@ -24,7 +26,6 @@ and hands over its decision trace header (:class:`~harness.seams.device.PolicyRu
 from __future__ import annotations
 
 import json
-import math
 import posixpath
 import tempfile
 from collections.abc import Mapping
@@ -49,33 +50,21 @@ from devices.adb.transport import PhoneLost
 from harness.seams.device import PolicyRun, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import ModelPlan
 from harness.seams.units import NS_PER_S
 
 #: the scenario's arrival -> the runner's closed loop ("": open loop, shipped arrivals)
 CLOSED = {"frames": "frames", "stream": "stream"}
-#: the most requests a closed loop is given
-MOST = 1_000_000
+#: a closed loop's count of frames (requests per model): more than any run issues before
+#: the host stops it
+MOST = 1_000_000_000
+#: how long a closed loop's runner goes on after its traffic's time before it is stopped:
+#: requests in flight finish (the runner flushes its logs every second), s
+DRAIN_S = 2.0
 
 
-def model_cost_ns(plan: ModelPlan, profile: Mapping[tuple[str, int], int]) -> float:
-    """The cheapest profiled time of the model alone: each unit at the least cost per unit
-    of a subgraph that covers it."""
-    per_unit = [math.inf] * plan.num_units
-    for sg in plan.subgraphs:
-        share = profile.get((plan.model, sg.index), 0) / len(sg.units)
-        for u in sg.units:
-            per_unit[u] = min(per_unit[u], share)
-    return sum(c for c in per_unit if c < math.inf)
-
-
-def closed_loop_count(run: PolicyRun, processors: int) -> int:
-    """Frames (or requests per model) that fill warm-up + duration at the profiled costs,
-    the models' work shared over the processors."""
-    costs = [model_cost_ns(p, run.profile) for p in run.plans.values()]
-    frame_ns = max(sum(costs) / max(processors, 1), max(costs, default=0.0), 1.0)
-    span_ns = (run.scenario.warmup_s + run.scenario.duration_s) * NS_PER_S
-    return max(1, min(MOST, math.ceil(span_ns / frame_ns)))
+def span_s_of(run: PolicyRun) -> float:
+    """The traffic's time: warm-up and duration, s."""
+    return float(run.scenario.warmup_s + run.scenario.duration_s)
 
 
 class RunnerRun:
@@ -110,12 +99,12 @@ class RunnerRun:
         shipped = RunnerTraffic(tuple(run.plans), closed, run.arrivals, run.slo_ns)
         if not closed:
             return shipped, []
-        count = closed_loop_count(run, len(self.phone.conf.processors))
-        return shipped, ["--frames" if closed == "frames" else "--streams", str(count)]
+        return shipped, ["--frames" if closed == "frames" else "--streams", str(MOST)]
 
     def command(self, run: PolicyRun, files: Mapping[str, str], folder: str,
                 flags: list[str]) -> RunnerProcess:
-        logs = {k: posixpath.join(folder, f"{k}.tsv") for k in ("jobs", "requests")}
+        # (the request log is read before the job log: a request line read has its jobs')
+        logs = {k: posixpath.join(folder, f"{k}.tsv") for k in ("requests", "jobs")}
         traffic = flags or ["--arrivals", files["arrivals.txt"]]
         command = self.runner.command(
             "--plan", files["plan.txt"], "--slices", self.phone.conf.remote_dir,
@@ -128,16 +117,18 @@ class RunnerRun:
         files = self.files(run)
         shipped, flags = self.traffic(run)
         tools = self.phone.conf.tools
-        span_s = run.scenario.warmup_s + run.scenario.duration_s
-        limit = span_s * (2 if flags else 1) + tools.grace_s
+        span_s = span_s_of(run)
+        limit = span_s + DRAIN_S + 2 * tools.grace_s
+        stop_s = span_s + DRAIN_S if flags else 0.0
         with Measurement(self.phone, run.name, run.seed, sink, limit) as measurement:
             proc = self.command(run, files, measurement.folder, flags)
             clock = measurement.run_clock
-            watch(self.phone.transport, proc, limit,
-                  Watch(tools.grace_s, tools.stall_s, lambda: run.progress(clock.now_ns())))
+            watch(self.phone.transport, proc, limit, Watch(
+                tools.grace_s, tools.stall_s, lambda: run.progress(clock.now_ns()), stop_s))
             written, t0 = self._rows(run, sink, proc, shipped, measurement)
         facts = {"runner": "runner", "binary_abi": self.runner.abi,
-                 "runner_binary": self.runner.local, "closed_loop": flags,
+                 "runner_binary": self.runner.local, "closed_loop": flags[:1],
+                 "stopped_after_s": stop_s if proc.stopped else None,
                  "frames_in_flight": 1 if flags[:1] == ["--frames"] else None,
                  "traffic_start_phone_ns": t0, "end_ns": written.end_ns,
                  "requests": written.statuses, "subgraph_rows": written.subgraphs,
@@ -154,8 +145,9 @@ class RunnerRun:
         if t0 is None:
             return Written(0, 0, {}, 0), None
         measurement.shift_ns = measurement.run_clock.from_phone(t0)
+        until = int(span_s_of(run) * NS_PER_S) if shipped.closed else None
         return write_rows(run.name, run.seed, sink, run.plans, shipped, (jobs, ended), t0,
-                          run.is_warmup), t0
+                          run.is_warmup, until), t0
 
     def _replay(self, run: PolicyRun, proc: RunnerProcess) -> str:
         """``clean``, the first decision the Python policy makes differently, or why the
@@ -167,6 +159,8 @@ class RunnerRun:
                                                                  "decisions.jsonl"))
         except UserError as exc:
             return f"not replayed: {exc}"
+        if proc.stopped:  # (stopped: its last line may be cut short)
+            text = text[:text.rfind("\n") + 1]
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "decisions.jsonl"
             path.write_text(text)

@@ -2,7 +2,8 @@
 
 on entry: pin governors and cool down (:mod:`.conditioning`), open the power monitor (a missing
 Monsoon fails here, before anything runs), set the run's time 0 with the phone's clock offset
-(:mod:`.clock`), start the sensor loop on the phone (:mod:`.sensors`) and the power monitor's
+(:mod:`.clock`), start the sensor loop on the phone (:mod:`.sensors`; unless the run samples
+them itself, as the native runner does) and the power monitor's
 sampling thread;
 
 on exit (also when the tools failed or the phone was lost): stop the loop, pull its log and
@@ -58,10 +59,12 @@ def power_monitor(conf: AdbPowerConf) -> PowerMonitor | None:
 class Measurement:
     """See the module docstring."""
 
-    def __init__(self, phone: Phone, baseline: str, seed: int, sink: RowSink, max_s: float
-                 ) -> None:
+    def __init__(self, phone: Phone, baseline: str, seed: int, sink: RowSink, max_s: float,
+                 loop: bool = True) -> None:
         self.phone, self.baseline, self.seed, self.sink = phone, baseline, seed, sink
         self.max_s = max_s
+        #: run the sampling loop (False: the run samples the sensors itself, the runner)
+        self.loop = loop
         self.plan = phone.sensor_plan()
         policies = tuple(c.policy for c in phone.facts.clusters)
         self.conditioning = Conditioning(phone.transport, phone.conf.sensors, policies)
@@ -87,7 +90,8 @@ class Measurement:
             self.monitor = power_monitor(self.phone.conf.power)
             self.folder = self.phone.run_dir(self.baseline)
             self.clock = sync_clock(self.phone.transport)
-            self._start_loop()
+            if self.loop:
+                self._start_loop()
             if self.monitor is not None:
                 self.monitor.start(self.clock.t0_epoch_ns)
         except BaseException:

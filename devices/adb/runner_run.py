@@ -16,6 +16,8 @@ and hands over its decision trace header (:class:`~harness.seams.device.PolicyRu
 3. write ``requests`` and ``subgraphs`` rows from the complete lines of its logs
    (:mod:`devices.adb.runner_logs`) on the run's clock (0: the traffic's start), and the
    sensors (the measurement's exit);
+   (the runner samples the phone's sensors itself: :mod:`devices.adb.runner_sensors`;
+   the measurement adds the power monitor's);
 4. pull its decision trace and replay it through the Python policy
    (:attr:`PolicyRun.check_trace`): ``clean``, or the first differing decision, into the
    manifest;
@@ -44,12 +46,20 @@ from devices.adb.runner_logs import (
     write_rows,
 )
 from devices.adb.runner_plan import arrivals_text, plan_text
+from devices.adb.runner_sensors import (
+    field_files,
+    parse_sensor_log,
+    readable,
+    sensors_lines,
+    write_command,
+)
 from devices.adb.runner_watch import LogTail, RunnerProcess, Watch, failure, watch
 from devices.adb.slices import PhoneSlices
 from devices.adb.transport import PhoneLost
 from harness.seams.device import PolicyRun, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
+from harness.seams.rows import sensor_row
 from harness.seams.units import NS_PER_S
 
 #: the scenario's arrival -> the runner's closed loop ("": open loop, shipped arrivals)
@@ -101,16 +111,27 @@ class RunnerRun:
             return shipped, []
         return shipped, ["--frames" if closed == "frames" else "--streams", str(MOST)]
 
+    def sensors(self, folder: str) -> list[str]:
+        """Write the runner's sensors file in ``folder``: its flags."""
+        plan = self.phone.sensor_plan()
+        files = [path for proc in plan.processors for _, path, _ in field_files(plan, proc)]
+        lines = sensors_lines(plan, readable(self.phone.transport, files))
+        path = posixpath.join(folder, "sensors.txt")
+        self.phone.transport.check(write_command(lines, path), "writing the sensors file")
+        interval = round(self.phone.conf.sensors.interval_ms)
+        return ["--sensors", path, "--sensor-interval-ms", str(interval), "--sensor-log",
+                posixpath.join(folder, "sensors.tsv")]
+
     def command(self, run: PolicyRun, files: Mapping[str, str], folder: str,
                 flags: list[str]) -> RunnerProcess:
         # (the request log is read before the job log: a request line read has its jobs')
-        logs = {k: posixpath.join(folder, f"{k}.tsv") for k in ("requests", "jobs")}
+        logs = {k: posixpath.join(folder, f"{k}.tsv") for k in ("requests", "jobs", "sensors")}
         traffic = flags or ["--arrivals", files["arrivals.txt"]]
         command = self.runner.command(
             "--plan", files["plan.txt"], "--slices", self.phone.conf.remote_dir,
             "--log", logs["jobs"], "--requests", logs["requests"], "--policy",
             files["header.json"], "--decisions", posixpath.join(folder, "decisions.jsonl"),
-            *traffic)
+            *traffic, *self.sensors(folder))
         return RunnerProcess(command, folder, {k: LogTail(p) for k, p in logs.items()})
 
     def __call__(self, run: PolicyRun, sink: RowSink) -> dict[str, Any]:
@@ -120,7 +141,7 @@ class RunnerRun:
         span_s = span_s_of(run)
         limit = span_s + DRAIN_S + 2 * tools.grace_s
         stop_s = span_s + DRAIN_S if flags else 0.0
-        with Measurement(self.phone, run.name, run.seed, sink, limit) as measurement:
+        with Measurement(self.phone, run.name, run.seed, sink, limit, loop=False) as measurement:
             proc = self.command(run, files, measurement.folder, flags)
             clock = measurement.run_clock
             watch(self.phone.transport, proc, limit, Watch(
@@ -145,6 +166,10 @@ class RunnerRun:
         if t0 is None:
             return Written(0, 0, {}, 0), None
         measurement.shift_ns = measurement.run_clock.from_phone(t0)
+        samples = parse_sensor_log(proc.logs["sensors"].text, t0)
+        for sample in samples:
+            sink.append("sensors", sensor_row(run.name, run.seed, sample))
+        measurement.counts["sensor_samples"] = len(samples)
         until = int(span_s_of(run) * NS_PER_S) if shipped.closed else None
         return write_rows(run.name, run.seed, sink, run.plans, shipped, (jobs, ended), t0,
                           run.is_warmup, until), t0

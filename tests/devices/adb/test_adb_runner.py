@@ -75,7 +75,9 @@ def test_the_three_systems_run_in_the_runner(args: list[str], adb_server: AdbSer
         assert list(subgraphs.columns[:len(SUBGRAPH_COLUMNS)]) == list(SUBGRAPH_COLUMNS)
         assert (subgraphs["end_ns"] > subgraphs["start_ns"]).all()
         assert (subgraphs["n_ops"] > 0).all()
-        assert len(run.sensors[run.sensors["baseline"] == name]) > 0
+        cpu = run.sensors[(run.sensors["baseline"] == name) & (run.sensors["processor"] == "cpu")]
+        assert len(cpu) > 3 and cpu["temperature_c"].notna().all()  # (the runner's samples)
+        assert cpu["max_frequency_hz"].eq(2.4e9).all() and cpu["load"].notna().any()
     assert run.manifest["runs"]["tflite"]["0"]["profiled_on_phone"] > 0
 
 

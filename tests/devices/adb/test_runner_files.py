@@ -20,6 +20,8 @@ from devices.adb.runner_logs import (
     write_rows,
 )
 from devices.adb.runner_plan import PlacedSlice, arrivals_text, is_chain, plan_text
+from devices.adb.runner_sensors import parse_sensor_log, sensors_lines
+from devices.adb.sensors import ProcessorSensors, SensorPlan
 from harness.seams.errors import UserError
 from harness.seams.plan import ModelPlan, ProcessorKind, Subgraph
 from harness.seams.records import Request
@@ -152,3 +154,27 @@ def test_open_loop_requests_are_the_shipped_arrivals() -> None:
     [row] = sink.rows["requests"]
     assert (row["request_id"], row["frame_id"], row["arrival_ns"], row["end_ns"],
             row["slo_ns"]) == (2, 1, 40, 100, 5)
+
+
+def test_the_sensors_file_reads_the_probed_files_the_phone_lets_it_read() -> None:
+    zone = "/sys/class/thermal/thermal_zone3/temp"
+    plan = SensorPlan((ProcessorSensors("cpu", "cpu-usr", (0, 4)),
+                       ProcessorSensors("gpu", "gpu-usr", (), gpu=True)),
+                      (("zone:cpu-usr", zone), ("zone:gpu-usr", "/denied"),
+                       ("gpu:cur", "/sys/gpu/cur"), ("gpu:max", "/sys/gpu/max")),
+                      {0: (0, 1), 4: (4, 5)}, {0: 1800000, 4: 2400000}, 1.0)
+    base = "/sys/devices/system/cpu/cpufreq/policy4"
+    ok = {zone, f"{base}/scaling_cur_freq", f"{base}/cpuinfo_max_freq", "/sys/gpu/cur"}
+    assert sensors_lines(plan, ok) == [
+        f"sensor cpu temperature_c path={zone} scale=0.001",
+        f"sensor cpu frequency_hz path={base}/scaling_cur_freq scale=1000.0",
+        f"sensor cpu max_frequency_hz path={base}/cpuinfo_max_freq scale=1000.0",
+        "sensor cpu load cpus=0,1,4,5 stat=/proc/stat",
+        "sensor gpu frequency_hz path=/sys/gpu/cur scale=1.0"]
+    log = ("t_ns\tprocessor\ttemperature_c\tfrequency_hz\tmax_frequency_hz\tload\tpower_w\t"
+           "throttled\tthrottle_temperature_c\n"
+           f"{T0 + 7}\tcpu\t41.5\t1800000000.0\t2400000000.0\t0.25\t\t1\t\n"
+           f"{T0 + 9}\tgpu\t\t5e8\t")
+    [sample] = parse_sensor_log(log, T0)
+    assert (sample.processor, sample.t_ns, sample.temperature_c, sample.load,
+            sample.power_w, sample.throttled) == ("cpu", 7, 41.5, 0.25, None, True)

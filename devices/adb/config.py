@@ -137,6 +137,11 @@ class AdbToolsConf:
     # local path of the libLiteRt.so the runner is linked against, built for the phone (the
     # LiteRT AAR's jni/<abi>/libLiteRt.so); empty: the ai-edge-litert wheel's (x86-64)
     litert_lib: str = ""
+    # local paths of LiteRT's accelerator and dispatch libraries for the phone (e.g. the GPU
+    # accelerator's libLiteRtGpuAccelerator.so, a vendor's libLiteRtDispatch_<Vendor>.so: the
+    # LiteRT AARs, runner/README.md): pushed together into one folder the runner is pointed at
+    # (--litert-runtime-dir, --litert-dispatch-dir); empty: the CPU only
+    litert_accelerators: list[str] = field(default_factory=list)
     # each subgraph is profiled alone on the phone this many times (after 1 warm-up)
     profile_runs: int = field(default=20, metadata=spec(
         "", at_least(1), "runs of each subgraph when profiling on the phone"))

@@ -6,17 +6,21 @@ The binary is ``device.tools.runner`` (default: ``runner/build/runner``, the x86
 ``libLiteRt.so`` is ``device.tools.litert_lib`` (default: the one in the ``ai-edge-litert``
 wheel the x86-64 build links). Both are checked against the phone's ABIs before they are
 pushed. Each lands in its own content-hash folder, so the command names the library's
-folder in ``LD_LIBRARY_PATH`` (searched before the binary's RUNPATH).
+folder in ``LD_LIBRARY_PATH`` (searched before the binary's RUNPATH). LiteRT's accelerator
+and dispatch libraries (``device.tools.litert_accelerators``: the GPU accelerator, an NPU
+vendor's dispatch library) must sit in one folder, which the runner is pointed at: they are
+pushed together into ``<remote_dir>/litert-<hash of their contents>/``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from devices.adb.deploy import check_binary
+from devices.adb.deploy import check_binary, content_hash
 from devices.adb.phone import Phone
 from harness.seams.errors import UserError
 
@@ -34,18 +38,36 @@ def default_litert_lib() -> Path:
 
 @dataclass(frozen=True, slots=True)
 class RunnerOnPhone:
-    """The pushed runner: its phone path, its library folder, the ABI it is built for."""
+    """The pushed runner: its phone path, its library folder, the ABI it is built for, and
+    the folder of LiteRT's accelerator libraries ("": none)."""
 
     binary: str
     lib_dir: str
     abi: str
     local: str
+    accelerators_dir: str = ""
 
     def command(self, *args: str) -> str:
         """A shell command running the runner with ``args``."""
-        words = " ".join(shlex.quote(a) for a in args)
+        extra = ("--litert-runtime-dir", self.accelerators_dir, "--litert-dispatch-dir",
+                 self.accelerators_dir) if self.accelerators_dir else ()
+        words = " ".join(shlex.quote(a) for a in (*args, *extra))
         return (f"env LD_LIBRARY_PATH={shlex.quote(self.lib_dir)} {shlex.quote(self.binary)} "
                 f"{words}")
+
+
+def push_accelerators(phone: Phone, locals_: list[str]) -> str:
+    """LiteRT's accelerator libraries pushed into one folder named by their contents."""
+    paths = [Path(p) for p in locals_]
+    for path in paths:
+        check_binary(path, "litert_accelerators", phone.facts.abilist)
+    digest = hashlib.sha256("".join(content_hash(p) for p in paths).encode()).hexdigest()
+    folder = posixpath.join(phone.deployer.remote_dir, f"litert-{digest[:16]}")
+    for path in paths:
+        remote = posixpath.join(folder, path.name)
+        if phone.transport.stat_size(remote) != path.stat().st_size:
+            phone.transport.push(path, remote, 0o644)
+    return folder
 
 
 def _local(configured: str, default: Path, what: str) -> Path:
@@ -66,4 +88,6 @@ def push_runner(phone: Phone) -> RunnerOnPhone:
     check_binary(lib, "litert_lib", phone.facts.abilist)
     remote_lib = phone.deployer.deploy(lib)
     remote = phone.deployer.deploy(binary, executable=True)
-    return RunnerOnPhone(remote, posixpath.dirname(remote_lib), abi, str(binary))
+    extra = push_accelerators(phone, tools.litert_accelerators) if tools.litert_accelerators \
+        else ""
+    return RunnerOnPhone(remote, posixpath.dirname(remote_lib), abi, str(binary), extra)

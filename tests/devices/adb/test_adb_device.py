@@ -10,6 +10,7 @@ refused; the contract's dispatch test is replaced by that check.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from devices.adb.device import AdbDevice
+from devices.adb.runner_exe import default_litert_lib, push_runner
 from harness.models.tflite_io import read_tflite
 from harness.seams.device import BaselineRunner, DeviceContext, PolicyRunner
 from harness.seams.errors import UserError
@@ -74,3 +76,19 @@ class TestAdbDeviceContract(DeviceContract):
         assert isinstance(device, BaselineRunner) and isinstance(device, PolicyRunner)
         assert {r for r in Runner if device.runs_baseline(r)} == {Runner.TFLITE_STOCK,
                                                                    Runner.BAND_STOCK}
+
+    def test_accelerator_libraries_are_pushed_into_one_folder(
+            self, device_under_test: DeviceUnderTest, phone: FakePhone, tmp_path: Path) -> None:
+        device = device_under_test[0]
+        libs = []
+        for name in ("libLiteRtGpuAccelerator.so", "libLiteRtDispatch_Fake.so"):
+            libs.append(tmp_path / name)
+            shutil.copy(default_litert_lib(), libs[-1])
+        device.conf.tools.litert_accelerators = [str(p) for p in libs]
+        pushed = push_runner(device.phone)
+        folder = pushed.accelerators_dir
+        assert folder.startswith("/data/local/tmp/adms-harness/litert-")
+        assert sorted(p.name for p in phone.host_path(folder).iterdir()) == sorted(
+            p.name for p in libs)
+        assert f"--litert-runtime-dir {folder} --litert-dispatch-dir {folder}" in \
+            pushed.command("--plan", "p")

@@ -27,8 +27,8 @@ def compose(*overrides: str) -> RunConf:
 @pytest.mark.parametrize(("device", "scenario"),
                          list(itertools.product(options("device"), options("scenario"))))
 def test_every_device_and_scenario_compose(device: str, scenario: str) -> None:
-    # a phone runs tflite and band (ADMS needs an on-device executor); a dry run reaches no
-    # phone (otherwise the generic adb config is named after the phone it probes)
+    # a dry run reaches no phone (otherwise the generic adb config is named after the phone
+    # it probes)
     phone = ["run=[tflite,band]", "dry_run=true"] if device == "adb" else []
     run = compose(f"device={device}", f"scenario={scenario}", *phone)
     assert run.device.name == device and run.scenario.name == scenario

@@ -31,8 +31,8 @@ const char* kUsage =
     "              [--policy HEADER.json [--decisions FILE]]\n"
     "              [--sensors FILE [--sensor-interval-ms N] [--sensor-log FILE]]\n"
     "       runner --plan FILE --slices DIR --profile N --profile-out FILE\n"
-    "              [--warmup N] [--inputs DIR] [--litert-runtime-dir DIR] [--litert-dispatch-dir "
-    "DIR]\n";
+    "              [--warmup N] [--inputs DIR]\n"
+    "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n";
 
 using Args = std::map<std::string, std::string>;
 

@@ -2,9 +2,10 @@
 holds.
 
 A phone is reached through an adb server (:class:`AdbServerConf`) by its serial; it runs the
-user's own tool binaries (:class:`AdbToolsConf`: the stock TFLite ``benchmark_model`` and
-Band's ``band_benchmark``, pushed by content hash under ``remote_dir``); its processors are
-:class:`~devices.processors.ProcessorConf` with an ``adb:`` block saying how
+harness's native runner and the user's own tool binaries (:class:`AdbToolsConf`: the runner
+with its ``libLiteRt.so``, the stock TFLite ``benchmark_model`` and Band's ``band_benchmark``,
+pushed by content hash under ``remote_dir``); its processors are
+:class:`~devices.processors.ProcessorConf` with an ``adb:`` block saying how the runner,
 ``benchmark_model`` and Band reach each one and which sensors belong to it
 (:class:`AdbProcessorBlock`); one sampling loop on the phone reads the sensors
 (:class:`AdbSensorsConf`); a power monitor on the host measures the whole phone
@@ -36,6 +37,22 @@ class Delegate(Enum):
     nnapi = "nnapi"
     #: ``--use_hexagon=true`` (8-bit models on a Hexagon DSP)
     hexagon = "hexagon"
+
+
+class Accelerator(Enum):
+    """Which backend of the native runner runs a processor's subgraphs (``runner/README.md``,
+    the plan file's ``accelerator=``)."""
+
+    #: by the processor's kind: CPU -> cpu, GPU -> gpu, NPU -> npu, DSP -> tflite (Hexagon)
+    auto = "auto"
+    #: LiteRT's CPU accelerator (XNNPACK, built-in or reference kernels)
+    cpu = "cpu"
+    #: LiteRT's GPU accelerator (needs its library in the runner's runtime folder)
+    gpu = "gpu"
+    #: LiteRT's NPU dispatch (needs the vendor's dispatch library)
+    npu = "npu"
+    #: the classic TFLite C API with the processor's ``delegate`` (older phones)
+    tflite = "tflite"
 
 
 class PowerMonitorKind(Enum):
@@ -71,6 +88,14 @@ class AdbProcessorBlock:
     # load are this processor's; null: every policy for a CPU, none otherwise
     cpufreq_policies: list[int] | None = field(default=None, metadata=spec(
         "", NONNEG, "cpufreq policies of this processor"))
+    # the native runner's backend for this processor: auto (by kind) | cpu | gpu | npu | tflite
+    accelerator: Accelerator = Accelerator.auto
+    # the runner's CPU kernels (accelerator cpu, and the CPU fallback of the others):
+    # xnnpack | builtin | reference
+    kernel: str = "xnnpack"
+    # cores the runner's worker for this processor is pinned to; null: not pinned
+    cores: list[int] | None = field(default=None, metadata=spec(
+        "", NONNEG, "cores the runner's worker is pinned to"))
 
 
 @dataclass
@@ -106,6 +131,23 @@ class AdbToolsConf:
     # local path of Band's band_benchmark (mrsnu/band @ 8600d49, built with --config=trace so
     # that it writes its job log); empty: the band baseline cannot run on the phone
     band_benchmark: str = ""
+    # local path of the harness's native runner built for the phone's ABI (runner/README.md);
+    # empty: runner/build/runner, the x86-64 build of `make runner` (an x86-64 phone's)
+    runner: str = ""
+    # local path of the libLiteRt.so the runner is linked against, built for the phone (the
+    # LiteRT AAR's jni/<abi>/libLiteRt.so); empty: the ai-edge-litert wheel's (x86-64)
+    litert_lib: str = ""
+    # local paths of LiteRT's accelerator and dispatch libraries for the phone (e.g. the GPU
+    # accelerator's libLiteRtGpuAccelerator.so, a vendor's libLiteRtDispatch_<Vendor>.so: the
+    # LiteRT AARs, runner/README.md): pushed together into one folder the runner is pointed at
+    # (--litert-runtime-dir, --litert-dispatch-dir); empty: the CPU only
+    litert_accelerators: list[str] = field(default_factory=list)
+    # each subgraph is profiled alone on the phone this many times (after 1 warm-up)
+    profile_runs: int = field(default=20, metadata=spec(
+        "", at_least(1), "runs of each subgraph when profiling on the phone"))
+    # a runner whose job log has not grown for this long is stalled: it is killed, seconds
+    stall_s: float = field(default=30.0, metadata=spec(
+        "s", POS, "no progress for this long: the runner is killed"))
     # seconds a tool may take beyond warm-up + duration (model init, GPU compilation, Band's
     # profiling) before the phone's `timeout` kills it
     grace_s: float = field(default=120.0, metadata=spec(

@@ -2,13 +2,16 @@
 
 on entry: pin governors and cool down (:mod:`.conditioning`), open the power monitor (a missing
 Monsoon fails here, before anything runs), set the run's time 0 with the phone's clock offset
-(:mod:`.clock`), start the sensor loop on the phone (:mod:`.sensors`) and the power monitor's
+(:mod:`.clock`), start the sensor loop on the phone (:mod:`.sensors`; unless the run samples
+them itself, as the native runner does) and the power monitor's
 sampling thread;
 
 on exit (also when the tools failed or the phone was lost): stop the loop, pull its log and
 write one ``sensors`` row per processor per sample, stop the monitor and write its samples as
 rows of the pseudo-processor ``device`` (a whole-phone meter, :mod:`harness.reporting.power`),
-restore the governors. What cannot be done on the way out (a lost phone's log) is noted in
+restore the governors. Sensor and power rows are on the run's clock: 0 is the measurement's
+start unless the run moved it (:attr:`Measurement.shift_ns`: a runner's traffic start).
+What cannot be done on the way out (a lost phone's log) is noted in
 :attr:`Measurement.problems` and in the manifest; it never hides the error that ended the run.
 """
 
@@ -56,10 +59,12 @@ def power_monitor(conf: AdbPowerConf) -> PowerMonitor | None:
 class Measurement:
     """See the module docstring."""
 
-    def __init__(self, phone: Phone, baseline: str, seed: int, sink: RowSink, max_s: float
-                 ) -> None:
+    def __init__(self, phone: Phone, baseline: str, seed: int, sink: RowSink, max_s: float,
+                 loop: bool = True) -> None:
         self.phone, self.baseline, self.seed, self.sink = phone, baseline, seed, sink
         self.max_s = max_s
+        #: run the sampling loop (False: the run samples the sensors itself, the runner)
+        self.loop = loop
         self.plan = phone.sensor_plan()
         policies = tuple(c.policy for c in phone.facts.clusters)
         self.conditioning = Conditioning(phone.transport, phone.conf.sensors, policies)
@@ -69,6 +74,9 @@ class Measurement:
         self.loop_pid: int | None = None
         self.problems: list[str] = []
         self.counts: dict[str, Any] = {}
+        #: the run's time 0 on the measurement's clock, ns: sensor rows are written relative
+        #: to it (0: the measurement's start; a runner run sets its traffic's start)
+        self.shift_ns = 0
 
     @property
     def run_clock(self) -> RunClock:
@@ -82,7 +90,8 @@ class Measurement:
             self.monitor = power_monitor(self.phone.conf.power)
             self.folder = self.phone.run_dir(self.baseline)
             self.clock = sync_clock(self.phone.transport)
-            self._start_loop()
+            if self.loop:
+                self._start_loop()
             if self.monitor is not None:
                 self.monitor.start(self.clock.t0_epoch_ns)
         except BaseException:
@@ -117,7 +126,8 @@ class Measurement:
         self.phone.transport.shell(stop_command(stop, self.loop_pid,
                                                 self.phone.conf.sensors.interval_ms))
         loop = parse_log(self.phone.transport.pull_text(log))
-        rows = samples_for(self.plan, loop, self.clock.from_phone)
+        clock, shift = self.clock, self.shift_ns
+        rows = samples_for(self.plan, loop, lambda phone_ns: clock.from_phone(phone_ns) - shift)
         for sample in rows:
             self.sink.append("sensors", sensor_row(self.baseline, self.seed, sample))
         self.counts.update(sensor_samples=len(loop), sensor_availability=availability(loop))
@@ -128,7 +138,7 @@ class Measurement:
         window_ns = int(self.phone.conf.power.window_ms * 1e6)
         samples = windowed(self.monitor.stop(), window_ns)
         for s in samples:
-            reading = SensorSample(DEVICE, s.t_ns, power_w=s.power_w)
+            reading = SensorSample(DEVICE, s.t_ns - self.shift_ns, power_w=s.power_w)
             self.sink.append("sensors", sensor_row(self.baseline, self.seed, reading))
         self.counts["power_windows"] = len(samples)
 

@@ -144,9 +144,10 @@ def evaluate(conf: CalibrateConf, overrides: Sequence[str], out: Path, name: str
     if conf.check.holdout:
         phone = check.run_into([*phone_args(overrides), *scenario,
                                 *check.timing_args(c.duration_s, c.warmup_s),
-                                *check.HOLDOUT, "seed.count=1"], out / "phone_vanilla")
+                                *check.PHONE_HOLDOUT, "seed.count=1"], out / "phone_vanilla")
         predicted = check.run_into([*twin, *check.HOLDOUT], out / "twin_vanilla")
-        holdout = check.Holdout(check.fps_of(phone, "tflite"), check.fps_of(predicted, "tflite"))
+        holdout = check.Holdout(check.fps_of(phone, "tflite_stock"),
+                                check.fps_of(predicted, "tflite"))
     title = f"Twin calibrated from {name.removeprefix('twin_')} ({conf.scenario.name})"
     return check.report(out / "calibration.md", title, constants, runs, holdout)
 

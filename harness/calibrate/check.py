@@ -2,7 +2,7 @@
 
 Band and ADMS run on the twin (``check.baselines``). The held-out check is vanilla TFLite
 with every model of the scenario at once: on the phone, one ``benchmark_model`` process per
-model (``device=adb``, each model on the processor the ``tflite`` baseline's config names),
+model (``device=adb`` running ``tflite_stock``, each model on the processor its config names),
 and on the twin with the same placement (``placement=fixed``) and the same traffic (closed-loop
 streams, each model back to back, which is what concurrent ``benchmark_model`` processes are).
 Neither run fed the twin: it was calibrated from single-slice runs only. FPS is, on both,
@@ -21,7 +21,11 @@ import pandas as pd
 
 from harness.experiment import session
 
+#: the held-out run on the twin: vanilla TFLite at the stock tool's placement, closed-loop streams
 HOLDOUT = ["run=[tflite]", "scenario.arrival=stream", "baselines.tflite.placement=fixed"]
+#: the held-out run on the phone: the stock ``benchmark_model`` processes (``tflite_stock``,
+#: placement ``fixed`` by its config), whose concurrency the twin mirrors
+PHONE_HOLDOUT = ["run=[tflite_stock]", "scenario.arrival=stream"]
 
 
 @dataclass(frozen=True, slots=True)

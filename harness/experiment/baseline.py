@@ -14,6 +14,9 @@
 A device that runs whole baselines with its own means (a
 :class:`~harness.seams.device.BaselineRunner`) is handed the baseline instead, with that
 loop: a phone's tools write their own rows; the host's threads are an engine the loop drives.
+A device that runs a prepared policy itself (a :class:`~harness.seams.device.PolicyRunner`:
+a phone's native runner) gets it after step 3 instead of the loop
+(:mod:`harness.experiment.handover`) and writes the rows itself.
 
 Each repetition has its own seed, split by purpose: traffic, latency noise, input data.
 """
@@ -29,13 +32,20 @@ from harness.config.schema import RunConf
 from harness.experiment.bounds import BoundCache, as_run, work_of
 from harness.experiment.bounds import facts as bound_facts
 from harness.experiment.components import build_policy, open_device, policy_class
+from harness.experiment.handover import hand_over
 from harness.experiment.loop import RunLoop
 from harness.experiment.models import Models
 from harness.experiment.outcome import BaselineOutcome
 from harness.experiment.slo import plan_all, profile_all, slo_budgets
 from harness.models.bound import frame_rate_bound
 from harness.reporting.store import RunRecorder
-from harness.seams.device import BaselineRun, BaselineRunner, Device, DeviceContext
+from harness.seams.device import (
+    BaselineRun,
+    BaselineRunner,
+    Device,
+    DeviceContext,
+    PolicyRunner,
+)
 from harness.seams.policy import PolicyContext
 
 #: purposes a seed is split into; their order is part of the results' reproducibility
@@ -95,14 +105,18 @@ def _run_on(
     work = work_of(device, plans, profile)
     own = bounds.bound([p.name for p in info.processors], work)
     policy.prepare(plans, profile)
-    loop = RunLoop(cfg, name, seed, recorder, rngs, progress, slo)
-    end_ns = loop(policy, plans, info.processors, device)
-    assert loop.rows is not None
-    ran = frame_rate_bound([p.name for p in info.processors],
-                           as_run(work, loop.rows.timings()).models)
+    if isinstance(device, PolicyRunner):
+        ran_facts, timings = hand_over(cfg, name, seed, device, recorder, rngs, progress,
+                                       (policy, plans, profile), info.processors, slo)
+    else:
+        loop = RunLoop(cfg, name, seed, recorder, rngs, progress, slo)
+        ran_facts = {"end_ns": loop(policy, plans, info.processors, device)}
+        assert loop.rows is not None
+        timings = loop.rows.timings()
+    ran = frame_rate_bound([p.name for p in info.processors], as_run(work, timings).models)
     facts = {"device": info, "plans": {m: p.counts() for m, p in plans.items()},
              "plan_meta": {m: dict(p.meta) for m, p in plans.items()},
              "window_sizes": {m: p.window_size for m, p in plans.items()},
-             "slo_ns": slo, "end_ns": end_ns, "bound": bound_facts(own),
+             "slo_ns": slo, **ran_facts, "bound": bound_facts(own),
              "as_run_bound": bound_facts(ran)}
     return BaselineOutcome(facts, work, tuple(p.name for p in info.processors))

@@ -193,6 +193,47 @@ class BaselineRunner(Protocol):
 
 
 @dataclass(frozen=True)
+class PolicyRun:
+    """One baseline's policy, prepared on the device's profile, for a device that runs the
+    policy itself (a phone's native runner, whose decision library holds a twin of every
+    policy): what it needs to run the scenario's traffic under it and write the rows."""
+
+    #: its name in results, and the seed of this run
+    name: str
+    seed: int
+    #: the plans it runs and the profile it was prepared with ((model, subgraph) -> ns)
+    plans: Mapping[str, ModelPlan]
+    profile: Mapping[tuple[str, int], int]
+    #: the header of its decision trace, as :mod:`harness.replay`'s recorder writes it
+    #: (``docs/decision-traces.md``): the device's copy of the policy is built from it
+    header: Mapping[str, Any]
+    #: the scenario (``harness.config.schema.ScenarioConf``), and each model's SLO (ns)
+    scenario: Any
+    slo_ns: Mapping[str, int]
+    #: open-loop traffic (periodic, Poisson): every request the run's seeded traffic issues,
+    #: in arrival order, times from the run's start; empty for closed loops
+    arrivals: Sequence[Request]
+    #: whether a request is warm-up (arrived before the scenario's warm-up ended)
+    is_warmup: Callable[[Request], bool]
+    #: replays a decision trace the device wrote through the Python policy: the first
+    #: differing decision or why it cannot be replayed (one line), or None when clean
+    check_trace: Callable[[Path], str | None]
+    #: called with the run's time (ns) as it goes (a progress bar)
+    progress: Callable[[int], None]
+
+
+@runtime_checkable
+class PolicyRunner(Protocol):
+    """A device that runs a prepared policy itself instead of executing the subgraphs the
+    runtime dispatches (a phone: the runtime over adb would pay a round trip per subgraph).
+    It writes ``requests``, ``subgraphs`` and ``sensors`` rows into ``sink`` as the runtime
+    would (:mod:`harness.seams.rows`) and returns facts for the manifest, among them
+    ``end_ns``, the run's end on its clock."""
+
+    def run_policy(self, run: PolicyRun, sink: RowSink) -> Mapping[str, object]: ...
+
+
+@dataclass(frozen=True)
 class DeviceContext:
     """What a device backend is opened with."""
 

@@ -86,8 +86,9 @@ class PolicyContext:
 
 class Runner(Enum):
     """What runs a baseline: the runtime, dispatching the subgraphs its policy decides, or a
-    system a device may run with its own means (a phone's ``benchmark_model`` is vanilla
-    TFLite, its ``band_benchmark`` is Band; the host runs plain threads). A baseline class
+    system a device may run with its own means (the host runs plain threads; a phone's stock
+    ``benchmark_model`` and ``band_benchmark`` are vanilla TFLite's and Band's cross-checks,
+    while the policies themselves run in its native runner). A baseline class
     declares its runner; a device declares the runners it runs itself
     (:class:`~harness.seams.device.BaselineRunner`) and the runtime drives the rest."""
 
@@ -99,6 +100,10 @@ class Runner(Enum):
     BAND = "band"
     #: one interpreter per model in its own thread, the OS sharing the cores
     THREADS = "threads"
+    #: the stock TFLite ``benchmark_model``, one process per model (a phone's cross-check)
+    TFLITE_STOCK = "tflite_stock"
+    #: Band's own ``band_benchmark`` (a phone's cross-check)
+    BAND_STOCK = "band_stock"
 
 
 class PolicyClass(Protocol):

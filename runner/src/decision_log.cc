@@ -3,6 +3,7 @@
 
 #include "errors.h"
 #include "policies/trace.h"
+#include "sensors.h"
 
 namespace runner {
 
@@ -25,8 +26,7 @@ std::string DecisionLog::request(const policies::Request& r) const {
 std::string DecisionLog::job(const policies::JobView& j) const {
   std::string req = request(j.request);
   return "[" + std::to_string(j.job_id) + "," + std::to_string(j.next_unit) + "," +
-         std::to_string(j.enqueue_ns) + "," + std::to_string(j.executed) + "," +
-         req.substr(1);
+         std::to_string(j.enqueue_ns) + "," + std::to_string(j.executed) + "," + req.substr(1);
 }
 
 std::string DecisionLog::jobs(const std::vector<policies::JobView>& list) const {
@@ -47,9 +47,23 @@ void DecisionLog::schedule(const policies::View& view, const std::vector<policie
     const policies::ProcessorView& p = view.processors[k];
     text += std::string(k ? "," : "") + "{\"idle\":" + (p.idle ? "true" : "false") +
             ",\"available_ns\":" + std::to_string(p.available_ns) +
-            ",\"queued\":" + std::to_string(p.queued) + ",\"state\":null}";
+            ",\"queued\":" + std::to_string(p.queued) + ",\"state\":" + state(p.state, k) + "}";
   }
   line(text + "],\"decision\":" + policies::trace::to_json(decision, setup_) + "}");
+}
+
+// SensorSample's fields in their order (harness/replay/trace.py state_obj)
+std::string DecisionLog::state(const std::optional<policies::SensorState>& s,
+                               std::size_t processor) const {
+  if (!s) return "null";
+  auto real = [](const std::optional<double>& v) { return v ? format_double(*v) : "null"; };
+  std::string throttled = s->throttled ? (*s->throttled ? "true" : "false") : "null";
+  return "{\"processor\":" + json::quote(setup_.processors[processor].name) +
+         ",\"t_ns\":" + std::to_string(s->t_ns) + ",\"temperature_c\":" + real(s->temperature_c) +
+         ",\"frequency_hz\":" + real(s->frequency_hz) +
+         ",\"max_frequency_hz\":" + real(s->max_frequency_hz) + ",\"load\":" + real(s->load) +
+         ",\"power_w\":" + real(s->power_w) + ",\"throttled\":" + throttled +
+         ",\"throttle_temperature_c\":" + real(s->throttle_temperature_c) + "}";
 }
 
 void DecisionLog::observe(const policies::Completion& c) {

@@ -23,11 +23,13 @@ class DecisionLog {
                 const std::optional<std::vector<policies::JobView>>& heads,
                 const policies::Decision& decision);
   void observe(const policies::Completion& completion);
+  void flush() { out_.flush(); }
 
  private:
   std::string request(const policies::Request& r) const;
   std::string job(const policies::JobView& j) const;
   std::string jobs(const std::vector<policies::JobView>& list) const;
+  std::string state(const std::optional<policies::SensorState>& s, std::size_t processor) const;
   void line(const std::string& text);
 
   std::ofstream out_;

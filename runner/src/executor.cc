@@ -76,25 +76,62 @@ void Executor::set_input(std::size_t model, int tensor, Bytes bytes) {
 }
 
 void Executor::run(Traffic& traffic, Policy& policy, RunLog& log) {
+  constexpr int64_t kFlushNs = 1000000000;  // logs written out at least every second
   std::unique_lock<std::mutex> lock(mutex_);
   run_ = Run{&traffic, &policy, &log};
   traffic.start(realtime_ns());
-  for (step(realtime_ns()); !over(); step(realtime_ns())) {
-    int64_t deadline = traffic.next_ns();
-    if (deadline == Traffic::kNever) {
-      wake_.wait(lock);
-    } else {
-      wake_.wait_until(lock, std::chrono::system_clock::time_point(
-                                 std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                     std::chrono::nanoseconds(deadline))));
+  int64_t flush_at = realtime_ns() + kFlushNs;
+  step(realtime_ns());
+  while (!over()) {
+    int64_t deadline = std::min(traffic.next_ns(), flush_at);
+    wake_.wait_until(lock, std::chrono::system_clock::time_point(
+                               std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                   std::chrono::nanoseconds(deadline))));
+    int64_t now = realtime_ns();
+    if (now >= flush_at) {
+      log.flush();
+      policy.flush();
+      flush_at = now + kFlushNs;
     }
+    if (error_.empty() && traffic.next_ns() <= now) step(now);
   }
   if (!error_.empty()) throw RunnerError(error_);
+}
+
+std::vector<Completion> Executor::profile(std::size_t subgraph, int times) {
+  const SubgraphSpec& sg = plan_.subgraphs[subgraph];
+  std::vector<Tensor> inputs;
+  for (int t : sg.inputs) {
+    auto given = inputs_[sg.model].find(t);
+    inputs.push_back(given != inputs_[sg.model].end()
+                         ? given->second
+                         : std::make_shared<const Bytes>(tensor_bytes(sg.model, t), 0));
+  }
+  std::vector<Completion> done;
+  std::unique_lock<std::mutex> lock(mutex_);
+  probe_ = &done;
+  for (int k = 0; k < times; ++k) {
+    ++busy_[sg.processor];
+    workers_[sg.processor]->run(Job{k, subgraph, inputs, false});
+    wake_.wait(lock, [&] { return done.size() == static_cast<std::size_t>(k) + 1; });
+    if (!done.back().error.empty()) {
+      probe_ = nullptr;
+      throw RunnerError(plan_.processors[sg.processor].name + ": " + plan_.models[sg.model].name +
+                        " subgraph " + std::to_string(sg.index) + ": " + done.back().error);
+    }
+  }
+  probe_ = nullptr;
+  return done;
 }
 
 void Executor::complete(Completion c) {
   std::lock_guard<std::mutex> lock(mutex_);
   --busy_[c.processor];
+  if (probe_ != nullptr) {
+    probe_->push_back(std::move(c));
+    wake_.notify_one();
+    return;
+  }
   if (!error_.empty()) return;  // the run is failing: start nothing more
   try {
     int64_t now = realtime_ns();
@@ -123,7 +160,7 @@ void Executor::admit(const std::vector<Release>& releases, int64_t now_ns) {
     request.model = r.model;
     request.arrival_ns = r.arrival_ns;
     request.tensors = inputs_[r.model];
-    run_.policy->arrive({id, r.model, r.arrival_ns, r.frame_id}, now_ns);
+    run_.policy->arrive({id, r.model, r.arrival_ns, r.frame_id, r.stream}, now_ns);
   }
 }
 
@@ -152,11 +189,11 @@ void Executor::send(const Start& start) {
   Request& request = it->second;
   const SubgraphSpec& sg = plan_.subgraphs[start.subgraph];
   const ModelSpec& model = plan_.models[request.model];
-  if (sg.model != request.model || model.subgraphs[request.next] != start.subgraph) {
+  if (sg.model != request.model || sg.first_unit != request.next_unit) {
     throw RunnerError("the policy started " + plan_.models[sg.model].name + " subgraph " +
                       std::to_string(sg.index) + " for request " + std::to_string(start.request) +
-                      ", whose next is " + model.name + " subgraph " +
-                      std::to_string(request.next));
+                      ", whose next is " + model.name + " unit " +
+                      std::to_string(request.next_unit));
   }
   if (busy_[sg.processor] > 0 && !run_.policy->concurrent()) {
     throw RunnerError("the policy started a job on " + plan_.processors[sg.processor].name +
@@ -165,7 +202,14 @@ void Executor::send(const Start& start) {
   Job out;
   out.request = start.request;
   out.subgraph = start.subgraph;
-  for (int t : sg.inputs) out.inputs.push_back(request.tensors.at(t));
+  for (int t : sg.inputs) {
+    auto tensor = request.tensors.find(t);
+    if (tensor == request.tensors.end())
+      throw RunnerError(model.name + " subgraph " + std::to_string(sg.index) + " reads tensor " +
+                        std::to_string(t) + ", which request " + std::to_string(start.request) +
+                        " has not produced");
+    out.inputs.push_back(tensor->second);
+  }
   request.running = true;
   ++busy_[sg.processor];
   workers_[sg.processor]->run(std::move(out));
@@ -183,7 +227,8 @@ void Executor::finish(const Completion& c, int64_t now_ns) {
   for (std::size_t i = 0; i < sg.outputs.size(); ++i) request.tensors[sg.outputs[i]] = c.outputs[i];
   Outcome out;
   run_.policy->complete({c.request, c.subgraph, c.start_ns, c.end_ns, true}, now_ns, out);
-  if (++request.next == plan_.models[request.model].subgraphs.size()) {
+  request.next_unit = sg.last_unit + 1;
+  if (request.next_unit == plan_.models[request.model].num_units) {
     run_.log->request(plan_, c.request, request.model, request.arrival_ns, c.end_ns);
     auto& outputs = last_outputs_[request.model];
     for (int t : plan_.models[request.model].outputs) outputs[t] = request.tensors.at(t);

@@ -6,8 +6,10 @@
 // (then admit and ask again, as dropped closed-loop requests release others), all under the
 // mutex after the worker's job ended, so no worker waits on a decision in the middle of a
 // job. A hand-over thus costs one thread wake-up (the next worker's). The calling thread only
-// admits timed arrivals and waits for the end. A request's subgraphs run in plan order, one
-// at a time; a worker runs one job at a time (a concurrent policy's jobs in turn).
+// admits timed arrivals and waits for the end. A request holds its tensors by source index
+// and runs whichever subgraph the policy starts at its next unit, one at a time; it is
+// finished when a subgraph ending at its model's last unit completes. A worker runs one job
+// at a time (a concurrent policy's jobs in turn).
 #pragma once
 
 #include <condition_variable>
@@ -43,6 +45,9 @@ class Executor {
   void set_input(std::size_t model, int tensor, Bytes bytes);
   // runs until the traffic is finished and every request done; throws on the first failure
   void run(Traffic& traffic, Policy& policy, RunLog& log);
+  // runs `subgraph` alone `times` times on its worker (model inputs as set, other inputs
+  // zeros), one job after the other; their completions. Not during run().
+  std::vector<Completion> profile(std::size_t subgraph, int times);
   // the model outputs of the model's last finished request (empty before any)
   const std::map<int, Tensor>& last_outputs(std::size_t model) const {
     return last_outputs_[model];
@@ -52,7 +57,7 @@ class Executor {
   struct Request {
     std::size_t model = 0;
     int64_t arrival_ns = 0;
-    std::size_t next = 0;  // position of the next subgraph in the model's order
+    int next_unit = 0;
     bool running = false;
     std::map<int, Tensor> tensors;
   };
@@ -80,9 +85,10 @@ class Executor {
   std::condition_variable wake_;                              // run() waits on it
   Run run_;
   std::map<int64_t, Request> requests_;  // active, by id
-  std::vector<int> busy_;  // per processor: jobs sent and not completed
+  std::vector<int> busy_;                // per processor: jobs sent and not completed
   int64_t next_id_ = 0;
   std::string error_;
+  std::vector<Completion>* probe_ = nullptr;      // profile(): where completions go
   std::vector<std::unique_ptr<Worker>> workers_;  // last: stopped first
 };
 

@@ -1,5 +1,6 @@
 // Writing the job and request logs; stdio buffering keeps writes out of the critical path,
-// and the file is flushed when the run ends (or the process exits).
+// and the executor flushes them every second (a killed runner keeps its lines up to then;
+// the last one may be cut) and when the run ends.
 #include "joblog.h"
 
 #include <cinttypes>
@@ -38,6 +39,11 @@ void RunLog::request(const Plan& plan, int64_t request, std::size_t model, int64
   if (requests_.get() == nullptr) return;
   std::fprintf(requests_.get(), "%" PRId64 "\t%s\t%" PRId64 "\t%" PRId64 "\n", request,
                plan.models[model].name.c_str(), arrival_ns, end_ns);
+}
+
+void RunLog::flush() {
+  jobs_.flush();
+  requests_.flush();
 }
 
 }  // namespace runner

@@ -18,6 +18,9 @@ class LogFile {
   LogFile(const LogFile&) = delete;
   LogFile& operator=(const LogFile&) = delete;
   std::FILE* get() const { return file_; }
+  void flush() {
+    if (file_ != nullptr) std::fflush(file_);
+  }
 
  private:
   std::FILE* file_ = nullptr;
@@ -29,6 +32,7 @@ class RunLog {
   void job(const Plan& plan, const Completion& c);
   void request(const Plan& plan, int64_t request, std::size_t model, int64_t arrival_ns,
                int64_t end_ns);
+  void flush();
 
  private:
   LogFile jobs_, requests_;

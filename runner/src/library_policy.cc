@@ -82,11 +82,12 @@ LibraryPolicy::LibraryPolicy(const Plan& plan, const std::string& header_path,
                       " models, the plan file " + std::to_string(plan.models.size()));
   to_setup_model_.resize(plan.models.size());
   to_plan_model_.resize(plan.models.size());
+  to_setup_subgraph_.assign(plan.subgraphs.size(), nullptr);
+  to_plan_subgraph_.resize(setup_.plans.size());
   for (std::size_t m = 0; m < plan.models.size(); ++m) check_model(m);
   front_ = policy_->reinsert_front();
   lanes_.resize(setup_.processors.size());
-  if (!decisions_path.empty())
-    log_ = std::make_unique<DecisionLog>(decisions_path, text, setup_);
+  if (!decisions_path.empty()) log_ = std::make_unique<DecisionLog>(decisions_path, text, setup_);
 }
 
 std::string LibraryPolicy::where() const { return "--policy " + header_path_ + ": "; }
@@ -120,12 +121,53 @@ void LibraryPolicy::check_model(std::size_t m) {
   to_setup_model_[m] = static_cast<std::size_t>(h);
   to_plan_model_[static_cast<std::size_t>(h)] = m;
   const policies::Plan& hp = setup_.plans[static_cast<std::size_t>(h)];
-  std::string name = "model " + model.name + ": ";
   if (hp.subgraphs.size() != model.subgraphs.size())
-    throw RunnerError(where() + name + "the header has " + std::to_string(hp.subgraphs.size()) +
-                      " subgraphs, the plan file " + std::to_string(model.subgraphs.size()) +
-                      " (the runner runs a model's subgraphs as one chain)");
+    throw RunnerError(where() + "model " + model.name + ": the header has " +
+                      std::to_string(hp.subgraphs.size()) + " subgraphs, the plan file " +
+                      std::to_string(model.subgraphs.size()) +
+                      (model.alternatives ? "" : " (as one chain: no units=)"));
   concurrent_ = concurrent_ || hp.concurrent;
+  to_plan_subgraph_[static_cast<std::size_t>(h)].assign(hp.subgraphs.size(), 0);
+  if (model.alternatives)
+    check_alternatives(m, hp);
+  else
+    check_chain(m, hp);
+}
+
+void LibraryPolicy::check_subgraph(const policies::Subgraph& sg, const SubgraphSpec& spec,
+                                   const std::string& at) {
+  const std::string& proc = setup_.processors[static_cast<std::size_t>(sg.processor)].name;
+  if (proc != plan_.processors[spec.processor].name)
+    throw RunnerError(where() + at + "runs on " + proc + " in the header and on " +
+                      plan_.processors[spec.processor].name + " in the plan file");
+  std::size_t k = static_cast<std::size_t>(&spec - plan_.subgraphs.data());
+  to_setup_subgraph_[k] = &sg;
+  to_plan_subgraph_[static_cast<std::size_t>(sg.model)][static_cast<std::size_t>(sg.position)] = k;
+}
+
+void LibraryPolicy::check_alternatives(std::size_t m, const policies::Plan& hp) {
+  const ModelSpec& model = plan_.models[m];
+  std::string name = "model " + model.name + ": ";
+  if (hp.num_units != model.num_units)
+    throw RunnerError(where() + name + "the header has " + std::to_string(hp.num_units) +
+                      " units, the plan file " + std::to_string(model.num_units));
+  for (const policies::Subgraph& sg : hp.subgraphs) {
+    std::string at = name + "subgraph " + std::to_string(sg.index) + ": ";
+    std::size_t k = plan_.subgraph_of(m, static_cast<std::size_t>(sg.index));
+    if (k == Plan::npos) throw RunnerError(where() + at + "not in the plan file");
+    const SubgraphSpec& spec = plan_.subgraphs[k];
+    if (spec.first_unit != sg.first_unit() || spec.last_unit != sg.last_unit())
+      throw RunnerError(where() + at + "covers units " + std::to_string(sg.first_unit()) + "-" +
+                        std::to_string(sg.last_unit()) + " in the header and " +
+                        std::to_string(spec.first_unit) + "-" + std::to_string(spec.last_unit) +
+                        " in the plan file");
+    check_subgraph(sg, spec, at);
+  }
+}
+
+void LibraryPolicy::check_chain(std::size_t m, const policies::Plan& hp) {
+  const ModelSpec& model = plan_.models[m];
+  std::string name = "model " + model.name + ": ";
   int next_unit = 0;
   for (std::size_t k = 0; k < hp.subgraphs.size(); ++k) {
     const policies::Subgraph& sg = hp.subgraphs[k];
@@ -135,13 +177,12 @@ void LibraryPolicy::check_model(std::size_t m) {
       throw RunnerError(where() + at + "has index " + std::to_string(sg.index) +
                         ", the plan file's subgraph " + std::to_string(k) + " is index " +
                         std::to_string(k));
-    const std::string& proc = setup_.processors[static_cast<std::size_t>(sg.processor)].name;
-    if (proc != plan_.processors[spec.processor].name)
-      throw RunnerError(where() + at + "runs on " + proc + " in the header and on " +
-                        plan_.processors[spec.processor].name + " in the plan file");
+    check_subgraph(sg, spec, at);
     for (int u : sg.units) {
       if (u != next_unit++)
-        throw RunnerError(where() + at + "units do not follow the previous subgraph's");
+        throw RunnerError(where() + at +
+                          "units do not follow the previous subgraph's (give the plan file's "
+                          "subgraphs units= to run alternatives)");
     }
   }
   if (next_unit != hp.num_units)
@@ -153,8 +194,12 @@ void LibraryPolicy::arrive(const Arrival& a, int64_t now_ns) {
   policies::JobView job;
   job.job_id = a.request;
   job.enqueue_ns = now_ns;
-  job.request = {a.request, static_cast<int>(to_setup_model_[a.model]), a.frame_id,
-                 a.arrival_ns, 0, 0};
+  job.request = {a.request,
+                 static_cast<int>(to_setup_model_[a.model]),
+                 a.frame_id,
+                 a.arrival_ns,
+                 plan_.models[a.model].slo_ns,
+                 a.stream};
   jobs_[a.request] = job;
   queue_.push_back(a.request);
 }
@@ -163,7 +208,7 @@ void LibraryPolicy::complete(const Ran& ran, int64_t now_ns, Outcome& out) {
   const SubgraphSpec& spec = plan_.subgraphs[ran.subgraph];
   Lane& lane = lanes_[to_setup_processor_[spec.processor]];
   policies::JobView& job = jobs_.at(ran.request);
-  Sg sg = &setup_.plans[static_cast<std::size_t>(job.request.model)].subgraphs[spec.index];
+  Sg sg = to_setup_subgraph_[ran.subgraph];
   if (concurrent_) {
     lane.beside.erase(ran.request);
   } else {
@@ -171,8 +216,8 @@ void LibraryPolicy::complete(const Ran& ran, int64_t now_ns, Outcome& out) {
       throw RunnerError("completion of a job the policy did not run there");
     lane.running.reset();
   }
-  policies::Completion done{ran.request, job.request, job.request.model, sg->index,
-                            ran.start_ns, ran.end_ns, ran.ok};
+  policies::Completion done{ran.request, job.request, job.request.model, sg->index, ran.start_ns,
+                            ran.end_ns,  ran.ok};
   policy_->observe(done);
   if (log_) log_->observe(done);
   job.next_unit = sg->last_unit() + 1;
@@ -217,7 +262,10 @@ void LibraryPolicy::decide(int64_t now_ns, Outcome& out) {
   view.now_ns = now_ns;
   view.queue = &queue;
   view.setup = &setup_;
-  for (const Lane& lane : lanes_) view.processors.push_back(view_of(lane, now_ns));
+  for (std::size_t k = 0; k < lanes_.size(); ++k) {
+    view.processors.push_back(view_of(lanes_[k], now_ns));
+    if (states_) view.processors.back().state = states_(to_plan_processor_[k]);
+  }
   policies::Decision decision = policy_->schedule(view);
   if (log_) log_->schedule(view, queue.read(), queue.heads_read(), decision);
   for (int64_t id : decision.drop) {
@@ -226,6 +274,10 @@ void LibraryPolicy::decide(int64_t now_ns, Outcome& out) {
     out.drops.push_back(id);
   }
   for (const policies::Assignment& a : decision.assign) assign(a, now_ns, out);
+}
+
+void LibraryPolicy::flush() {
+  if (log_) log_->flush();
 }
 
 void LibraryPolicy::take(int64_t job) {
@@ -262,8 +314,8 @@ void LibraryPolicy::run(Lane& lane, int64_t job, Sg sg, int64_t now_ns, Outcome&
 }
 
 Start LibraryPolicy::start_of(int64_t job, Sg sg) const {
-  const ModelSpec& model = plan_.models[to_plan_model_[static_cast<std::size_t>(sg->model)]];
-  return {job, model.subgraphs[static_cast<std::size_t>(sg->index)]};
+  return {job, to_plan_subgraph_[static_cast<std::size_t>(sg->model)]
+                                [static_cast<std::size_t>(sg->position)]};
 }
 
 }  // namespace runner

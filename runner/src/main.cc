@@ -1,6 +1,7 @@
 // The runner's command line: reads the plan, loads the slices on pinned workers, runs the
 // traffic with the built-in policy or the decision library's policy a trace header names
-// (--policy), writes the logs, the decision trace (--decisions) and the last outputs.
+// (--policy), writes the logs, the decision trace (--decisions) and the last outputs; or,
+// with --profile, invokes each subgraph alone and writes their times (no traffic).
 // Any failure ends with one `error: ...` line on stderr and exit status 1; usage errors 2.
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +17,8 @@
 #include "executor.h"
 #include "library_policy.h"
 #include "litert_runtime.h"
+#include "profile.h"
+#include "sensors.h"
 
 namespace runner {
 namespace {
@@ -25,7 +28,11 @@ const char* kUsage =
     "              (--frames N | --streams N | --arrivals FILE)\n"
     "              [--requests FILE] [--inputs DIR] [--outputs DIR] [--warmup N]\n"
     "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n"
-    "              [--policy HEADER.json [--decisions FILE]]\n";
+    "              [--policy HEADER.json [--decisions FILE]]\n"
+    "              [--sensors FILE [--sensor-interval-ms N] [--sensor-log FILE]]\n"
+    "       runner --plan FILE --slices DIR --profile N --profile-out FILE\n"
+    "              [--warmup N] [--inputs DIR]\n"
+    "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n";
 
 using Args = std::map<std::string, std::string>;
 
@@ -51,14 +58,27 @@ Args parse_args(int argc, char** argv) {
                                   "litert-runtime-dir",
                                   "litert-dispatch-dir",
                                   "policy",
-                                  "decisions"};
+                                  "decisions",
+                                  "profile",
+                                  "profile-out",
+                                  "sensors",
+                                  "sensor-interval-ms",
+                                  "sensor-log"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
       throw RunnerError("unknown option --" + key + "\n" + kUsage);
     }
   }
-  for (const char* required : {"plan", "slices", "log"}) {
+  bool profiling = args.count("profile") || args.count("profile-out");
+  for (const char* required : {"plan", "slices", profiling ? "profile-out" : "log"}) {
     if (!args.count(required))
       throw RunnerError(std::string("missing --") + required + "\n" + kUsage);
+  }
+  if (profiling) {
+    if (!args.count("profile")) throw RunnerError(std::string("missing --profile\n") + kUsage);
+    for (const char* other : {"frames", "streams", "arrivals", "policy", "log", "sensors"}) {
+      if (args.count(other))
+        throw RunnerError(std::string("--profile excludes --") + other + "\n" + kUsage);
+    }
   }
   return args;
 }
@@ -110,29 +130,58 @@ void write_outputs(const std::string& dir, const Plan& plan, const Executor& exe
   }
 }
 
-std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan) {
+std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan, const Sensors* sensors) {
   if (!args.count("policy")) {
     if (args.count("decisions")) throw RunnerError("--decisions needs --policy");
     return std::make_unique<PlannedPolicy>(plan);
   }
-  return std::make_unique<LibraryPolicy>(plan, args.at("policy"),
-                                         args.count("decisions") ? args.at("decisions") : "");
+  auto policy = std::make_unique<LibraryPolicy>(
+      plan, args.at("policy"), args.count("decisions") ? args.at("decisions") : "");
+  if (sensors != nullptr)
+    policy->read_states([sensors](std::size_t p) { return sensors->latest(p); });
+  return policy;
+}
+
+std::unique_ptr<Sensors> make_sensors(const Args& args, const Plan& plan) {
+  if (!args.count("sensors")) {
+    if (args.count("sensor-log") || args.count("sensor-interval-ms"))
+      throw RunnerError("--sensor-log and --sensor-interval-ms need --sensors");
+    return nullptr;
+  }
+  return std::make_unique<Sensors>(plan, args.at("sensors"));
+}
+
+RuntimeFolders folders_of(const Args& args) {
+  return {args.count("litert-runtime-dir") ? args.at("litert-runtime-dir") : "",
+          args.count("litert-dispatch-dir") ? args.at("litert-dispatch-dir") : ""};
+}
+
+int profile(const Args& args, const Plan& plan) {
+  LiteRtRuntime runtime(folders_of(args));
+  Executor executor(plan, args.at("slices"), runtime, count(args, "warmup", 1));
+  if (args.count("inputs")) read_inputs(args.at("inputs"), plan, executor);
+  write_profile(args.at("profile-out"), plan, executor, count(args, "profile", 0));
+  return 0;
 }
 
 int run(int argc, char** argv) {
   Args args = parse_args(argc, argv);
   Plan plan = read_plan(args.at("plan"));
+  if (args.count("profile")) return profile(args, plan);
   auto traffic = make_traffic(args, plan);
-  auto policy = make_policy(args, plan);
-  RuntimeFolders folders{args.count("litert-runtime-dir") ? args.at("litert-runtime-dir") : "",
-                         args.count("litert-dispatch-dir") ? args.at("litert-dispatch-dir") : ""};
-  LiteRtRuntime runtime(folders);
+  auto sensors = make_sensors(args, plan);
+  auto policy = make_policy(args, plan, sensors.get());
+  LiteRtRuntime runtime(folders_of(args));
   Executor executor(plan, args.at("slices"), runtime, count(args, "warmup", 1));
   if (args.count("inputs")) read_inputs(args.at("inputs"), plan, executor);
+  if (sensors)
+    sensors->start(count(args, "sensor-interval-ms", 100),
+                   args.count("sensor-log") ? args.at("sensor-log") : "");
   {
     RunLog log(args.at("log"), args.count("requests") ? args.at("requests") : "");
     executor.run(*traffic, *policy, log);
   }
+  if (sensors) sensors->stop();
   if (args.count("outputs")) write_outputs(args.at("outputs"), plan, executor);
   return 0;
 }

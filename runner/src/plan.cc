@@ -1,8 +1,13 @@
 // Parsing of the line-based plan file (README "Plan file") and its consistency checks:
-// names resolve, subgraph indices run 0..n-1, and every subgraph input is a model input or an
-// output of an earlier subgraph of the same model, so running in index order is always valid.
+// names resolve; a chain's subgraph indices run 0..n-1 and every subgraph input is a model
+// input or an output of an earlier subgraph, so running in index order is always valid;
+// alternatives have distinct indices, every input is a model input or an output of a
+// subgraph ending before this one starts, and the model's last unit can be reached from
+// unit 0 (so any path the policy takes finds its tensors: a slice outputs every tensor an op
+// outside it reads, devices/host/slicing.py).
 #include "plan.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -59,6 +64,27 @@ int to_int(const Line& line, const std::string& text) {
   return value;
 }
 
+int64_t to_int64(const Line& line, const std::string& text) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) fail(line, "'" + text + "' is not an integer");
+  return static_cast<int64_t>(value);
+}
+
+// `units=<first>-<last>` (or one unit)
+void set_units(const Line& line, const std::string& text, SubgraphSpec& s) {
+  std::size_t dash = text.find('-', 1);
+  s.first_unit = to_int(line, text.substr(0, dash));
+  s.last_unit = dash == std::string::npos ? s.first_unit : to_int(line, text.substr(dash + 1));
+  if (s.first_unit < 0 || s.last_unit < s.first_unit)
+    fail(line, "units= wants <first>-<last> with 0 <= first <= last");
+}
+
 std::vector<int> to_ints(const Line& line, const std::string& text) {
   std::vector<int> values;
   std::istringstream in(text);
@@ -109,6 +135,9 @@ void add_model(Plan& plan, Line& line) {
   m.name = line.words[1];
   m.inputs = to_ints(line, take(line, "inputs"));
   m.outputs = to_ints(line, take(line, "outputs"));
+  std::string slo = take(line, "slo_ns", false);
+  m.slo_ns = slo.empty() ? 0 : to_int64(line, slo);
+  if (m.slo_ns < 0) fail(line, "slo_ns must not be negative");
   no_more_keys(line);
   for (const auto& other : plan.models) {
     if (other.name == m.name) fail(line, "model '" + m.name + "' declared twice");
@@ -123,38 +152,92 @@ void add_subgraph(Plan& plan, Line& line) {
   for (; m < plan.models.size() && plan.models[m].name != line.words[1]; ++m) {
   }
   if (m == plan.models.size()) fail(line, "no model named '" + line.words[1] + "'");
+  ModelSpec& model = plan.models[m];
   s.model = m;
-  s.index = static_cast<std::size_t>(to_int(line, line.words[2]));
-  if (s.index != plan.models[m].subgraphs.size()) fail(line, "subgraph indices must run 0, 1, ...");
+  int index = to_int(line, line.words[2]);
+  if (index < 0) fail(line, "a subgraph index must not be negative");
+  s.index = static_cast<std::size_t>(index);
+  std::string units = take(line, "units", false);
+  if (!model.subgraphs.empty() && model.alternatives != !units.empty())
+    fail(line, "model '" + model.name + "': units= on some of its subgraphs but not all");
+  model.alternatives = !units.empty();
+  if (model.alternatives) {
+    set_units(line, units, s);
+    if (plan.subgraph_of(m, s.index) != Plan::npos) fail(line, "subgraph index given twice");
+  } else {
+    if (s.index != model.subgraphs.size()) fail(line, "subgraph indices must run 0, 1, ...");
+    s.first_unit = s.last_unit = index;
+  }
   s.processor = processor_index(plan, line, take(line, "processor"));
   s.slice = take(line, "slice");
   s.inputs = to_ints(line, take(line, "inputs"));
   s.outputs = to_ints(line, take(line, "outputs"));
   no_more_keys(line);
   if (s.outputs.empty()) fail(line, "a subgraph must have outputs");
-  plan.models[m].subgraphs.push_back(plan.subgraphs.size());
+  model.subgraphs.push_back(plan.subgraphs.size());
   plan.subgraphs.push_back(s);
 }
 
-void check_model(const Plan& plan, const ModelSpec& model) {
-  std::set<int> have(model.inputs.begin(), model.inputs.end());
+[[noreturn]] void refuse(const ModelSpec& model, const std::string& what) {
+  throw RunnerError("plan: model '" + model.name + "' " + what);
+}
+
+// chain: inputs come from the model or earlier subgraphs
+void check_chain(const Plan& plan, ModelSpec& model, std::set<int>& have) {
   for (std::size_t sg : model.subgraphs) {
     for (int t : plan.subgraphs[sg].inputs) {
-      if (!have.count(t)) {
-        throw RunnerError("plan: model '" + model.name + "' subgraph " +
-                          std::to_string(plan.subgraphs[sg].index) + " reads tensor " +
+      if (!have.count(t))
+        refuse(model, "subgraph " + std::to_string(plan.subgraphs[sg].index) + " reads tensor " +
                           std::to_string(t) + ", which no earlier subgraph produces");
-      }
     }
     have.insert(plan.subgraphs[sg].outputs.begin(), plan.subgraphs[sg].outputs.end());
   }
-  if (model.subgraphs.empty())
-    throw RunnerError("plan: model '" + model.name + "' has no subgraphs");
-  for (int t : model.outputs) {
-    if (!have.count(t)) {
-      throw RunnerError("plan: model '" + model.name + "' output tensor " + std::to_string(t) +
-                        " is produced by no subgraph");
+  model.num_units = static_cast<int>(model.subgraphs.size());
+}
+
+// alternatives: inputs come from the model or subgraphs ending before; the end is reachable
+void check_alternatives(const Plan& plan, ModelSpec& model, std::set<int>& have) {
+  for (std::size_t sg : model.subgraphs)
+    model.num_units = std::max(model.num_units, plan.subgraphs[sg].last_unit + 1);
+  std::vector<bool> reached(static_cast<std::size_t>(model.num_units) + 1, false);
+  reached[0] = true;
+  for (int u = 0; u < model.num_units; ++u) {
+    for (std::size_t k : model.subgraphs) {
+      const SubgraphSpec& s = plan.subgraphs[k];
+      if (s.first_unit == u && reached[static_cast<std::size_t>(u)])
+        reached[static_cast<std::size_t>(s.last_unit) + 1] = true;
     }
+  }
+  if (!reached.back()) refuse(model, "no sequence of subgraphs runs from unit 0 to its last unit");
+  for (std::size_t k : model.subgraphs) {
+    const SubgraphSpec& s = plan.subgraphs[k];
+    for (int t : s.inputs) {
+      bool made = have.count(t) > 0;
+      for (std::size_t j : model.subgraphs) {
+        const SubgraphSpec& o = plan.subgraphs[j];
+        made = made || (o.last_unit < s.first_unit &&
+                        std::find(o.outputs.begin(), o.outputs.end(), t) != o.outputs.end());
+      }
+      if (!made)
+        refuse(model, "subgraph " + std::to_string(s.index) + " reads tensor " + std::to_string(t) +
+                          ", which no subgraph ending before unit " + std::to_string(s.first_unit) +
+                          " produces");
+    }
+  }
+  for (std::size_t k : model.subgraphs)
+    have.insert(plan.subgraphs[k].outputs.begin(), plan.subgraphs[k].outputs.end());
+}
+
+void check_model(const Plan& plan, ModelSpec& model) {
+  if (model.subgraphs.empty()) refuse(model, "has no subgraphs");
+  std::set<int> have(model.inputs.begin(), model.inputs.end());
+  if (model.alternatives)
+    check_alternatives(plan, model, have);
+  else
+    check_chain(plan, model, have);
+  for (int t : model.outputs) {
+    if (!have.count(t))
+      refuse(model, "output tensor " + std::to_string(t) + " is produced by no subgraph");
   }
 }
 
@@ -165,6 +248,20 @@ std::size_t Plan::model_index(const std::string& name) const {
     if (models[i].name == name) return i;
   }
   throw RunnerError("no model named '" + name + "' in the plan");
+}
+
+std::size_t Plan::subgraph_of(std::size_t model, std::size_t index) const {
+  for (std::size_t k : models[model].subgraphs) {
+    if (subgraphs[k].index == index) return k;
+  }
+  return npos;
+}
+
+std::size_t Plan::first_starting(std::size_t model, int unit) const {
+  for (std::size_t k : models[model].subgraphs) {
+    if (subgraphs[k].first_unit == unit) return k;
+  }
+  return npos;
 }
 
 Plan parse_plan(const std::string& text, const std::string& where) {
@@ -187,7 +284,7 @@ Plan parse_plan(const std::string& text, const std::string& where) {
       fail(line, "unknown line kind '" + kind + "' (processor, model or subgraph)");
   }
   if (plan.processors.empty()) throw RunnerError(where + ": no processors");
-  for (const auto& model : plan.models) check_model(plan, model);
+  for (auto& model : plan.models) check_model(plan, model);
   return plan;
 }
 

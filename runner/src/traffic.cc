@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "errors.h"
@@ -40,7 +41,8 @@ class FramesTraffic : public Traffic {
 
 class StreamsTraffic : public Traffic {
  public:
-  StreamsTraffic(std::size_t models, int requests) : left_(models, requests), open_(models) {}
+  StreamsTraffic(std::size_t models, int requests)
+      : requests_(requests), left_(models, requests), open_(models) {}
   void start(int64_t) override {
     for (std::size_t m = 0; m < left_.size(); ++m) open_[m] = left_[m] > 0;
   }
@@ -50,7 +52,8 @@ class StreamsTraffic : public Traffic {
       if (!open_[m]) continue;
       open_[m] = false;
       --left_[m];
-      out.push_back({m, now_ns});
+      int64_t k = requests_ - left_[m] - 1;
+      out.push_back({m, now_ns, k, static_cast<int64_t>(m)});
     }
     return out;
   }
@@ -64,6 +67,7 @@ class StreamsTraffic : public Traffic {
   }
 
  private:
+  int requests_;
   std::vector<int> left_;
   std::vector<bool> open_;
 };
@@ -110,16 +114,24 @@ std::unique_ptr<Traffic> arrivals_traffic(const Plan& plan, const std::string& p
   for (std::string line; std::getline(in, line);) {
     ++number;
     std::istringstream words(line.substr(0, line.find('#')));
-    long long offset = 0;
+    long long offset = 0, stream = 0;
     std::string model, extra;
     if (!(words >> offset)) continue;
-    if (!(words >> model) || (words >> extra) || offset < 0) {
-      throw RunnerError(path + ":" + std::to_string(number) + ": expected '<offset_ns> <model>'");
+    bool ok = static_cast<bool>(words >> model);
+    if (ok && !(words >> stream)) {
+      ok = words.eof();
+      stream = 0;
     }
-    offsets.push_back({plan.model_index(model), offset});
+    if (!ok || (words >> extra) || offset < 0 || stream < 0) {
+      throw RunnerError(path + ":" + std::to_string(number) +
+                        ": expected '<offset_ns> <model> [<stream>]'");
+    }
+    offsets.push_back({plan.model_index(model), offset, -1, stream});
   }
   std::stable_sort(offsets.begin(), offsets.end(),
                    [](const Release& a, const Release& b) { return a.arrival_ns < b.arrival_ns; });
+  std::map<std::pair<std::size_t, int64_t>, int64_t> counts;  // (model, stream) -> arrivals
+  for (Release& r : offsets) r.frame_id = counts[{r.model, r.stream}]++;
   return std::make_unique<ArrivalsTraffic>(std::move(offsets));
 }
 

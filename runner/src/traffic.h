@@ -1,8 +1,16 @@
 // Where requests come from. Closed loops live in the runner (frames: one request per model,
 // the next frame when all finished; streams: each model its own closed loop); open-loop
 // traffic (periodic, Poisson) is generated on the host from the run's seeded traffic and
-// shipped as a file of arrival times, one "<offset_ns> <model>" line each, offsets from the
-// run's start.
+// shipped as a file of arrival times, one "<offset_ns> <model> [<stream>]" line each, offsets
+// from the run's start.
+//
+// Frame ids and streams as the Python traffic (harness/runtime/traffic.py) numbers them, so
+// the policies' views match: frames: the frame's number, stream 0 (the runner's contract;
+// Python numbers a frame's requests by model, which no policy tells apart from 0 as every
+// model has one stream); streams: one client per model, stream = the model's index in the
+// plan, frame id = the client's request count; arrivals: the stream given, frame id = the
+// count of earlier arrivals of the same model and stream (Python's periodic frame number and
+// Poisson per-stream count).
 #pragma once
 
 #include <cstddef>
@@ -19,7 +27,8 @@ namespace runner {
 struct Release {
   std::size_t model = 0;
   int64_t arrival_ns = 0;  // CLOCK_REALTIME
-  int64_t frame_id = -1;   // frames: the frame's number; else -1
+  int64_t frame_id = -1;   // the frame's number, or the stream's request count (traffic.h)
+  int64_t stream = 0;
 };
 
 class Traffic {

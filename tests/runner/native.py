@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from ai_edge_litert.interpreter import Interpreter
 
 from adms.config import AdmsConf
 from adms.policy import AdmsPolicy
@@ -79,7 +80,7 @@ def cut(model: Path, parts: int) -> list[tuple[bytes, tuple[int, ...], tuple[int
     return slices
 
 
-def _ints(values: Sequence[int]) -> str:
+def ints(values: Sequence[int]) -> str:
     return ",".join(map(str, values))
 
 
@@ -93,19 +94,42 @@ def lay_out(root: Path, models: dict[str, Path], parts: int, cores: Sequence[int
     counts = {}
     for name, path in models.items():
         sub = ModelSlicer(path).model.subgraphs[0]
-        lines.append(f"model {name} inputs={_ints(sub.inputs)} outputs={_ints(sub.outputs)}")
+        lines.append(f"model {name} inputs={ints(sub.inputs)} outputs={ints(sub.outputs)}")
         pieces = cut(path, parts)
         for k, (data, ins, outs) in enumerate(pieces):
             folder = slices_dir / hashlib.sha256(data).hexdigest()[:16]
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"{name}_{k}.tflite").write_bytes(data)
             lines.append(f"subgraph {name} {k} processor=cpu{k % len(pins)} "
-                         f"slice={folder.name}/{name}_{k}.tflite inputs={_ints(ins)} "
-                         f"outputs={_ints(outs)}")
+                         f"slice={folder.name}/{name}_{k}.tflite inputs={ints(ins)} "
+                         f"outputs={ints(outs)}")
         counts[name] = len(pieces)
     plan = root / "plan.txt"
     plan.write_text("\n".join(lines) + "\n")
     return Layout(plan, slices_dir, counts)
+
+
+def whole_model_outputs(path: Path, inputs: dict[int, np.ndarray]) -> dict[int, bytes]:
+    """The model run whole in Python LiteRT: output tensor index -> bytes."""
+    interpreter = Interpreter(model_path=str(path), num_threads=1)
+    interpreter.allocate_tensors()
+    for index, value in inputs.items():
+        interpreter.set_tensor(index, value)
+    interpreter.invoke()
+    return {d["index"]: interpreter.get_tensor(d["index"]).tobytes()
+            for d in interpreter.get_output_details()}
+
+
+def random_inputs(path: Path, folder: Path, name: str) -> dict[int, np.ndarray]:
+    """Seeded inputs of the model, also written where the runner reads them (``--inputs``)."""
+    rng = np.random.default_rng(23)
+    interpreter = Interpreter(model_path=str(path))
+    inputs = {}
+    for d in interpreter.get_input_details():
+        value = rng.standard_normal(d["shape"]).astype(d["dtype"])
+        inputs[d["index"]] = value
+        (folder / f"{name}.{d['index']}.bin").write_bytes(value.tobytes())
+    return inputs
 
 
 #: baseline -> (its policy class, its config) for ``--policy`` headers

@@ -8,11 +8,12 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 
-import numpy as np
 import pytest
-from ai_edge_litert.interpreter import Interpreter
 
 from tests.runner import native
 
@@ -28,38 +29,16 @@ def binary() -> Path:
     return native.build()
 
 
-def whole_model_outputs(path: Path, inputs: dict[int, np.ndarray]) -> dict[int, bytes]:
-    interpreter = Interpreter(model_path=str(path), num_threads=1)
-    interpreter.allocate_tensors()
-    for index, value in inputs.items():
-        interpreter.set_tensor(index, value)
-    interpreter.invoke()
-    return {d["index"]: interpreter.get_tensor(d["index"]).tobytes()
-            for d in interpreter.get_output_details()}
-
-
-def random_inputs(path: Path, folder: Path, name: str) -> dict[int, np.ndarray]:
-    """Seeded inputs of the model, also written where the runner reads them."""
-    rng = np.random.default_rng(23)
-    interpreter = Interpreter(model_path=str(path))
-    inputs = {}
-    for d in interpreter.get_input_details():
-        value = rng.standard_normal(d["shape"]).astype(d["dtype"])
-        inputs[d["index"]] = value
-        (folder / f"{name}.{d['index']}.bin").write_bytes(value.tobytes())
-    return inputs
-
-
 @pytest.mark.parametrize("name", MODELS)
 def test_chained_slices_equal_the_whole_model(binary: Path, tiny_models: dict[str, Path],
                                               tmp_path: Path, name: str) -> None:
     layout = native.lay_out(tmp_path, {name: tiny_models[name]}, parts=3, cores=CORES)
     (tmp_path / "in").mkdir()
     (tmp_path / "out").mkdir()
-    inputs = random_inputs(tiny_models[name], tmp_path / "in", name)
+    inputs = native.random_inputs(tiny_models[name], tmp_path / "in", name)
     native.run(binary, layout, "--frames", "2", "--inputs", str(tmp_path / "in"),
                "--outputs", str(tmp_path / "out"))
-    expected = whole_model_outputs(tiny_models[name], inputs)
+    expected = native.whole_model_outputs(tiny_models[name], inputs)
     got = {int(p.name.split(".")[1]): p.read_bytes() for p in (tmp_path / "out").iterdir()}
     assert got.keys() == expected.keys()
     for index, value in expected.items():
@@ -74,11 +53,11 @@ def test_two_models_at_once_each_equal_their_whole_model(binary: Path,
     layout = native.lay_out(tmp_path, {n: tiny_models[n] for n in names}, parts=4, cores=CORES)
     (tmp_path / "in").mkdir()
     (tmp_path / "out").mkdir()
-    inputs = {n: random_inputs(tiny_models[n], tmp_path / "in", n) for n in names}
+    inputs = {n: native.random_inputs(tiny_models[n], tmp_path / "in", n) for n in names}
     native.run(binary, layout, "--frames", "3", "--inputs", str(tmp_path / "in"),
                "--outputs", str(tmp_path / "out"))
     for name in names:
-        for index, value in whole_model_outputs(tiny_models[name], inputs[name]).items():
+        for index, value in native.whole_model_outputs(tiny_models[name], inputs[name]).items():
             assert (tmp_path / "out" / f"{name}.{index}.bin").read_bytes() == value
 
 
@@ -185,3 +164,22 @@ def test_a_bad_plan_names_the_line(binary: Path, one_model: native.Layout, old: 
                                    message: str) -> None:
     rewrite(one_model, old, new)
     assert message in error_of(binary, one_model, "--frames", "1")
+
+
+def test_a_killed_runner_leaves_its_lines_up_to_the_last_second(
+        binary: Path, tiny_models: dict[str, Path], tmp_path: Path) -> None:
+    """The logs are written out every second: killed (SIGKILL) after ~2.5 s of a 4 s run,
+    the job and request logs hold the first second's lines (a cut last line aside)."""
+    layout = native.lay_out(tmp_path, {"chain": tiny_models["chain"]}, 2, CORES)
+    arrivals = tmp_path / "arrivals.txt"
+    arrivals.write_text("".join(f"{k * 50_000_000} chain\n" for k in range(80)))
+    command = [str(binary), "--plan", str(layout.plan), "--slices", str(layout.slices),
+               "--log", str(tmp_path / "jobs.tsv"), "--requests", str(tmp_path / "r.tsv"),
+               "--arrivals", str(arrivals)]
+    with subprocess.Popen(command, stderr=subprocess.DEVNULL) as runner:
+        time.sleep(2.5)
+        runner.send_signal(signal.SIGKILL)
+    jobs = (tmp_path / "jobs.tsv").read_text().splitlines()
+    requests = (tmp_path / "r.tsv").read_text().splitlines()
+    assert len(jobs) > 10 and len(requests) > 5, (len(jobs), len(requests))
+    assert len(requests) < 80

@@ -2,7 +2,9 @@
 for aarch64 under qemu-user (``runner/cross/aarch64.sh``; marked ``cross`` too, so that
 ``make test-cross`` runs it alone: CI does, after ``make test``). Each runs chained slices, which
 must reproduce the whole model bit for bit as the x86 release build does in
-``test_runner.py`` (aarch64: its own whole-model run; Python on x86 within rounding).
+``test_runner.py`` (aarch64: its own whole-model run; Python on x86 within rounding); the
+sanitizer builds also run the policy headers, candidate plans with SLOs, streams and sensors,
+and the profiling mode.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.runner import native
-from tests.runner.test_runner import random_inputs, whole_model_outputs
+from adms.config import AdmsConf
+from adms.policy import AdmsPolicy
+from tests.runner import candidates, native
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(native.missing_tools() is not None,
@@ -37,7 +40,7 @@ def outputs(root: Path, model: Path, name: str, command: list[str], parts: int =
     layout = native.lay_out(root, {name: model}, parts=parts, cores=cores)
     (root / "in").mkdir()
     (root / "out").mkdir()
-    inputs = random_inputs(model, root / "in", name)
+    inputs = native.random_inputs(model, root / "in", name)
     result = subprocess.run([*command, "--plan", str(layout.plan), "--slices", str(layout.slices),
                              "--log", str(root / "jobs.tsv"), "--frames", "2",
                              "--inputs", str(root / "in"), "--outputs", str(root / "out")],
@@ -46,7 +49,7 @@ def outputs(root: Path, model: Path, name: str, command: list[str], parts: int =
     assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, result.stderr
     assert len(native.read_jobs(root / "jobs.tsv")) == 2 * layout.subgraphs[name]
     got = {int(p.name.split(".")[1]): p.read_bytes() for p in (root / "out").iterdir()}
-    return got, whole_model_outputs(model, inputs)
+    return got, native.whole_model_outputs(model, inputs)
 
 
 @pytest.mark.parametrize("sanitizer", ["address", "thread"])
@@ -68,6 +71,36 @@ def test_sanitizer_build(tmp_path_factory: pytest.TempPathFactory,
                             "--decisions", str(root / f"{baseline}.jsonl"))
         assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, (
             result.stderr)
+    run_alternatives(binary, tmp_path_factory.mktemp("alternatives"), tiny_models)
+
+
+def clean(result: subprocess.CompletedProcess[str]) -> None:
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, (
+        result.stderr)
+
+
+def run_alternatives(binary: Path, root: Path, tiny_models: dict[str, Path]) -> None:
+    """ADMS's candidate plans with SLOs, streams and the monitor reading sensor files; then
+    every subgraph profiled alone."""
+    models = {n: tiny_models[n] for n in ("chain", "branchy")}
+    plan = candidates.lay_out(root, models, AdmsPolicy(AdmsConf(window_size=1), lambda *_: 0,
+                                                       "runner"), "adms", CORES,
+                              {"chain": 3_000_000})
+    (root / "header.json").write_text(json.dumps(plan.header))
+    (root / "temp").write_text("45000\n")
+    (root / "sensors.txt").write_text(f"sensor cpu0 temperature_c path={root}/temp scale=0.001\n"
+                                      "sensor cpu0 load cpus=0\n")
+    (root / "arrivals.txt").write_text("".join(f"{k * 2_000_000} {m} {s}\n" for k in range(10)
+                                               for s, m in enumerate(models)))
+    clean(native.run(binary, plan.layout, "--arrivals", str(root / "arrivals.txt"), "--policy",
+                     str(root / "header.json"), "--decisions", str(root / "trace.jsonl"),
+                     "--sensors", str(root / "sensors.txt"), "--sensor-interval-ms", "5",
+                     "--sensor-log", str(root / "sensors.tsv"), check=False))
+    clean(subprocess.run([str(binary), "--plan", str(plan.layout.plan), "--slices",
+                          str(plan.layout.slices), "--profile", "2", "--profile-out",
+                          str(root / "profile.tsv")], capture_output=True, text=True,
+                         timeout=1200))
 
 
 def cross_missing() -> str | None:

@@ -125,6 +125,10 @@ def test_subgraphs_assigned_to_a_busy_processor_wait_in_its_local_queue(
     assert any(p["queued"] > 0 for line in lines[1:] if line["call"] == "schedule"
                for p in line["processors"])
     assert sum(line["call"] == "observe" for line in lines[1:]) == 4 * 3
+    models = [p["model"] for p in lines[0]["plans"]]
+    requests = {tuple(line["request"]) for line in lines[1:] if line["call"] == "observe"}
+    assert {(r[1], r[2], r[5]) for r in requests} == {  # (Python's stream traffic numbering)
+        (m, k, s) for s, m in enumerate(models) for k in range(4)}
     assert check_phone_trace(tmp_path / "trace.jsonl") is None
     replayed = subprocess.run([str(native.BUILD / "replay"), str(tmp_path / "trace.jsonl")],
                               capture_output=True, text=True)

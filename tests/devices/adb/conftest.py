@@ -5,7 +5,8 @@ phone), ``adbd`` its device side of the adb protocol on a loopback port, ``adb_s
 adbutils wheel's own adb server on a port of this session's (starting one takes seconds),
 ``adb connect``-ed to this test's phone and disconnected from it afterwards. ``tools`` are the
 stand-in ``benchmark_model`` and ``band_benchmark`` executables, the local "binaries" a user
-would build. All of them are fakes that speak the real interfaces
+would build; ``runner_binary`` is the real native runner's x86-64 build, the fake phone's
+own binary (it reports ABI x86_64). All of them are fakes that speak the real interfaces
 (:mod:`tests.devices.adb.fakephone`).
 """
 
@@ -32,6 +33,7 @@ from tests.devices.adb.fakephone.phone import FakePhone
 from tests.devices.adb.fakephone.server import AdbServer
 from tests.fixtures.frs_zoo import frs_zoo
 from tests.fixtures.paths import REPO
+from tests.runner import native
 
 TOOL_SCRIPT = """#!{python}
 # A stand-in for {name}, built for the fake phone's ABI (tests/devices/adb/fakephone).
@@ -87,6 +89,16 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def runner_binary() -> Path:
+    """The x86-64 native runner (``make runner``'s build, built if its sources changed): the
+    fake phone's ABI is x86_64, so this is its own binary."""
+    missing = native.missing_tools()
+    if missing is not None:
+        pytest.skip(f"the runner cannot be built here: {missing}")
+    return native.build()
+
+
+@pytest.fixture(scope="session")
 def zoo_dir(tiny_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     return frs_zoo(tiny_models, tmp_path_factory.mktemp("tiny_zoo"))
 
@@ -100,7 +112,7 @@ def processors() -> list[AdbProcessorConf]:
 
 
 def phone_conf(server: AdbServer, serial: str, tools: dict[str, Path] | None = None,
-               **server_knobs: float) -> AdbDeviceConf:
+               runner: Path | None = None, **server_knobs: float) -> AdbDeviceConf:
     """A device config for the loopback phone."""
     knobs = {"command_timeout_s": 10.0, "retries": 2, "backoff_s": 0.1, "kill_after_s": 1.0,
              **server_knobs}
@@ -110,5 +122,6 @@ def phone_conf(server: AdbServer, serial: str, tools: dict[str, Path] | None = N
         adb=AdbServerConf(port=server.port, **knobs),  # type: ignore[arg-type]
         tools=AdbToolsConf(benchmark_model=str(found.get("benchmark_model", "")),
                            band_benchmark=str(found.get("band_benchmark", "")), grace_s=20.0,
-                           band_profile_warmup_runs=1, band_profile_runs=2),
+                           band_profile_warmup_runs=1, band_profile_runs=2,
+                           runner=str(runner or ""), profile_runs=3),
         processors=processors())

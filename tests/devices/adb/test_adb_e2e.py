@@ -1,16 +1,17 @@
-"""``python -m harness device=adb`` end to end against the loopback phone, and every fault.
+"""``python -m harness device=adb`` with the stock tools end to end against the loopback phone,
+and every fault of theirs (the native runner's runs: :mod:`.test_adb_runner`).
 
 The phone is this machine (:mod:`tests.devices.adb.fakephone`: a fake adbd joined by the real
 adb server, a folder as its filesystem, stand-in ``benchmark_model`` and ``band_benchmark``
 that run the models with real LiteRT and speak the real tools' interfaces, a stand-in Monsoon
 driver). The models are the tiny test models under the FRS models' names. Checked:
 
-* a run of ``tflite`` and ``band`` exits 0, writes ``phone_runs`` (benchmark_model's
+* a run of ``tflite_stock`` and ``band_stock`` exits 0, writes ``phone_runs`` (benchmark_model's
   aggregates: no request rows are made up from them), Band's ``requests`` and ``subgraphs``,
   sensors from the phone and whole-phone power from the monitor, and prints the comparison
   titled with the phone's probed model;
 * each fault (the adbd killed mid-run, a stalled tool, a truncated output, a non-zero exit, a
-  failed push, a missing binary, a serial not connected, ADMS asked of a phone) ends with one
+  failed push, a missing binary, a serial not connected, a host-only baseline) ends with one
   ``error:`` line and exit code 2, and everything measured before it is in the run folder.
 """
 
@@ -68,41 +69,43 @@ def args(adb_server: AdbServer, adbd: Adbd, tools: dict[str, Path], zoo_dir: Pat
     return harness_args(adb_server, adbd.serial, tools, zoo_dir, tmp_path / "run")
 
 
-def test_tflite_and_band_on_the_phone(args: list[str], adb_server: AdbServer,
+def test_stock_tflite_and_band_on_the_phone(args: list[str], adb_server: AdbServer,
                                       phone: FakePhone, tmp_path: Path) -> None:
-    proc = run_harness(adb_server, phone, [*args, "run=[tflite,band]", "seed.count=2"])
+    proc = run_harness(adb_server, phone, [*args, "run=[tflite_stock,band_stock]",
+                                           "seed.count=2"])
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = " ".join(proc.stdout.split())  # rich wraps the title
     assert "ADB = PHONE over adb (real measurements) · device FP-1 Loopback" in printed
-    assert "K50" not in printed and "band" in printed
+    assert "K50" not in printed and "band_stock" in printed
     run = load_run(tmp_path / "run")
     assert run.manifest["status"] == "completed" and run.manifest["device_kind"] == "adb"
-    assert set(run.manifest["runs"]["tflite"]) == {"0", "1"}  # two seeds, each its facts
-    facts = run.manifest["runs"]["tflite"]["1"]["device"]["facts"]
+    assert set(run.manifest["runs"]["tflite_stock"]) == {"0", "1"}  # two seeds, each its facts
+    facts = run.manifest["runs"]["tflite_stock"]["1"]["device"]["facts"]
     assert facts["model"] == "FP-1 Loopback" and facts["soc"] == "FakeSilicon FS8000"
-    tflite = run.phone_runs[run.phone_runs["baseline"] == "tflite"]
+    tflite = run.phone_runs[run.phone_runs["baseline"] == "tflite_stock"]
     assert sorted(tflite["model"]) == sorted(["arcface_mobilenet", "arcface_resnet50",
                                               "retinaface"] * 2)  # per seed
     assert (tflite["status"] == "ok").all() and (tflite["count"] > 0).all()
     assert (tflite["delegate"] == "gpu").all() and tflite["delegated_nodes"].notna().all()
     assert (tflite["start_ns"] >= 0).all() and (tflite["end_ns"] > tflite["start_ns"]).all()
-    assert set(run.requests["baseline"]) == {"band"}  # no request rows from aggregates
+    assert set(run.requests["baseline"]) == {"band_stock"}  # no request rows from aggregates
     band = run.requests
     assert len(band) > 10 and (band["status"] == "ok").all()
     assert set(band["model"]) == {"arcface_mobilenet", "arcface_resnet50", "retinaface"}
     assert len(run.subgraphs) >= len(band)
     check_sensors(run.sensors)
     per_seed = phone_scenario_metrics(run.phone_runs, run.sensors)
-    tflite_rows = per_seed[per_seed["baseline"] == "tflite"]
+    tflite_rows = per_seed[per_seed["baseline"] == "tflite_stock"]
     assert sorted(tflite_rows["seed"]) == [0, 1]
     assert (tflite_rows["fps"] > 0).all() and (tflite_rows["energy_per_frame_j"] > 0).all()
     summary = pd.read_csv(tmp_path / "run" / "summary.csv").set_index("baseline")
-    assert summary.loc["tflite", "n_seeds"] == 2 and summary.loc["tflite", "fps"] > 0
-    assert "│ tflite" in proc.stdout  # the table lists the phone's vanilla run
+    assert summary.loc["tflite_stock", "n_seeds"] == 2
+    assert summary.loc["tflite_stock", "fps"] > 0
+    assert "│ tflite_stock" in proc.stdout  # the table lists the phone's vanilla run
 
 
 def check_sensors(sensors: pd.DataFrame) -> None:
-    for baseline in ("tflite", "band"):
+    for baseline in ("tflite_stock", "band_stock"):
         mine = sensors[sensors["baseline"] == baseline]
         power = mine[mine["processor"] == "device"]["power_w"]
         assert len(power) > 5 and power.max() > 1.5  # the fake phone draws more under load
@@ -128,7 +131,7 @@ def test_adbd_killed_mid_run(args: list[str], adb_server: AdbServer, adbd: Adbd,
                              phone: FakePhone, tmp_path: Path) -> None:
     """The phone vanishes while Band runs: tflite's rows and sensors stay, exit 2."""
     run_dir = tmp_path / "run"
-    band_args = [*args, "run=[tflite,band]", "scenario.duration_s=3"]
+    band_args = [*args, "run=[tflite_stock,band_stock]", "scenario.duration_s=3"]
     proc = subprocess.Popen(band_args, cwd=REPO, env=env_for(adb_server, phone),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -144,10 +147,10 @@ def test_adbd_killed_mid_run(args: list[str], adb_server: AdbServer, adbd: Adbd,
     assert_user_error(subprocess.CompletedProcess(band_args, proc.returncode, "", stderr),
                       "lost", adbd.serial, "kept")
     run = load_run(run_dir)
-    assert (run.phone_runs.loc[run.phone_runs["baseline"] == "tflite", "status"] == "ok").all()
-    assert run.phone_runs.loc[run.phone_runs["baseline"] == "band", "status"].tolist() == ["lost"]
-    assert len(run.sensors[run.sensors["baseline"] == "tflite"]) > 0
-    assert len(run.sensors[(run.sensors["baseline"] == "band") &
+    status = run.phone_runs.groupby("baseline")["status"].agg(list)
+    assert set(status["tflite_stock"]) == {"ok"} and status["band_stock"] == ["lost"]
+    assert len(run.sensors[run.sensors["baseline"] == "tflite_stock"]) > 0
+    assert len(run.sensors[(run.sensors["baseline"] == "band_stock") &
                            (run.sensors["processor"] == "device")]) > 0  # power kept
 
 
@@ -175,7 +178,8 @@ def test_a_failing_tool_keeps_the_others_rows(fault: str, status: str, needles: 
                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                               ) -> None:
     phone.fault(fault, "arcface_resnet50")
-    message = run_in_process(args, phone, monkeypatch, "run=[tflite]", "device.tools.grace_s=2")
+    message = run_in_process(args, phone, monkeypatch, "run=[tflite_stock]",
+                             "device.tools.grace_s=2")
     assert all(n in message for n in needles), message
     run = load_run(tmp_path / "run")
     rows = run.phone_runs.set_index("model")
@@ -194,16 +198,16 @@ def test_a_failing_tool_keeps_the_others_rows(fault: str, status: str, needles: 
 def test_bad_setups_on_the_command_line(override: str, needles: list[str], args: list[str],
                                         adb_server: AdbServer, phone: FakePhone,
                                         tmp_path: Path) -> None:
-    assert_user_error(run_harness(adb_server, phone, [*args, "run=[tflite]", override]),
+    assert_user_error(run_harness(adb_server, phone, [*args, "run=[tflite_stock]", override]),
                       *needles)
     assert journal_rows(tmp_path / "run" / "phone_runs.jsonl") == []
 
 
 @pytest.mark.parametrize(("override", "setup", "needles"), [
-    ("run=[tflite,adms]", "", ["adms", "twin", "run=[tflite,band]"]),
-    ("run=[tflite]", "push", ["push of", "failed", "FAIL"]),
-    ("run=[tflite]", "no-monsoon", ["no Monsoon HVPM", "Unable to find device"]),
-    ("run=[band]", "no-band", ["band_benchmark", "device.tools.band_benchmark="]),
+    ("run=[tflite_stock,threads]", "", ["threads", "runs only on a host device"]),
+    ("run=[tflite_stock]", "push", ["push of", "failed", "FAIL"]),
+    ("run=[tflite_stock]", "no-monsoon", ["no Monsoon HVPM", "Unable to find device"]),
+    ("run=[band_stock]", "no-band", ["band_benchmark", "device.tools.band_benchmark="]),
 ])
 def test_bad_setups_end_before_measuring(override: str, setup: str, needles: list[str],
                                          args: list[str], phone: FakePhone, tmp_path: Path,
@@ -226,20 +230,20 @@ def test_periodic_traffic_with_slos(args: list[str], phone: FakePhone, tmp_path:
     ``period_ms``; the SLO multiplier becomes Band's ``slo_scale``."""
     monkeypatch.setenv("FAKE_PHONE_ROOT", str(phone.root))
     overrides = [a for a in args[3:] if not a.startswith("hydra.run.dir=")]
-    session.run([*overrides, "run=[tflite,band]", "scenario.arrival=periodic",
+    session.run([*overrides, "run=[tflite_stock,band_stock]", "scenario.arrival=periodic",
                  "scenario.fps=40", "scenario.slo_multiplier=50"], tmp_path / "run")
     run = load_run(tmp_path / "run")
-    tflite = run.phone_runs[run.phone_runs["baseline"] == "tflite"]
+    tflite = run.phone_runs[run.phone_runs["baseline"] == "tflite_stock"]
     assert (tflite["run_frequency_hz"] == 40.0).all()
     assert tflite["count"].between(20, 60).all()  # 40/s for 1 s, as the tool paced them
     [metrics] = phone_scenario_metrics(run.phone_runs, run.sensors).to_dict("records")
     assert metrics["fps"] == pytest.approx(40.0)
     band = run.requests
     assert (band["slo_ns"] > 0).all() and band["frame_id"].max() >= 20
-    config = run.manifest["runs"]["band"]["0"]["config"]
+    config = run.manifest["runs"]["band_stock"]["0"]["config"]
     assert config["execution_mode"] == "periodic"
     assert {m["period_ms"] for m in config["models"]} == {25}
     assert {m["slo_scale"] for m in config["models"]} == {50.0}
-    per_model = run.phone_runs[run.phone_runs["baseline"] == "band"]
+    per_model = run.phone_runs[run.phone_runs["baseline"] == "band_stock"]
     assert sorted(per_model["model"]) == sorted(band["model"].unique())
     assert per_model["slo_satisfaction"].between(0, 1).all()

@@ -73,11 +73,11 @@ def test_the_probe_command_with_no_such_phone(adb_server: AdbServer, adbd: Adbd)
                       "not connected")
 
 
-def test_a_run_names_the_phone_and_refuses_adms_up_front(adb_server: AdbServer, adbd: Adbd
-                                                         ) -> None:
+def test_a_run_names_the_phone_and_refuses_host_baselines_up_front(adb_server: AdbServer,
+                                                                    adbd: Adbd) -> None:
     conf = phone_conf(adb_server, adbd.serial)
-    named = AdbDevice.prepare_run(conf, ["tflite"], {"tflite": Runner.TFLITE}, dry_run=False)
+    runners = {"tflite": Runner.TFLITE, "adms": Runner.RUNTIME, "threads": Runner.THREADS}
+    named = AdbDevice.prepare_run(conf, ["tflite", "adms"], runners, dry_run=False)
     assert named.name == "FP-1 Loopback"
-    with pytest.raises(UserError, match=r"ADMS.*twin.*run=\[tflite,band\]"):
-        AdbDevice.prepare_run(conf, ["tflite", "adms"],
-                              {"tflite": Runner.TFLITE, "adms": Runner.RUNTIME}, dry_run=True)
+    with pytest.raises(UserError, match=r"'threads' \(threads\) cannot run on a phone"):
+        AdbDevice.prepare_run(conf, ["tflite", "threads"], runners, dry_run=True)

@@ -27,8 +27,8 @@ def compose(*overrides: str) -> RunConf:
 @pytest.mark.parametrize(("device", "scenario"),
                          list(itertools.product(options("device"), options("scenario"))))
 def test_every_device_and_scenario_compose(device: str, scenario: str) -> None:
-    # a phone runs tflite and band (ADMS needs an on-device executor); a dry run reaches no
-    # phone (otherwise the generic adb config is named after the phone it probes)
+    # a dry run reaches no phone (otherwise the generic adb config is named after the phone
+    # it probes)
     phone = ["run=[tflite,band]", "dry_run=true"] if device == "adb" else []
     run = compose(f"device={device}", f"scenario={scenario}", *phone)
     assert run.device.name == device and run.scenario.name == scenario
@@ -84,6 +84,9 @@ NAMED: dict[str, dict[str, object]] = {
     "adms_no_monitor": {"use_monitor": False, "window_size": 0},
     "adms_no_priority": {"alpha": 0.0, "gamma": 0.0, "delta": 0.0, "use_monitor": True},
     "threads": {"kernel": "xnnpack", "threads": 1, "cores": None},
+    # a phone's stock tools as cross-checks: vanilla TFLite's and Band's own settings
+    "tflite_stock": {"placement": "fixed", "default_processor": "gpu"},
+    "band_stock": {"scheduler": "least_slack_time_first", "minimum_subgraph_size": 1},
 }
 
 

@@ -56,7 +56,7 @@ def test_bad_input_is_one_line_and_exit_2(
         (["scenario.models=[mobilenet_v2,resnet999]"], ["resnet999"]),
         (["run=[adms,magic]"], ["magic"]),
         (["scenario.models=[mobilenet_v1,mobilenet_v1]"], ["mobilenet_v1", "more than once"]),
-        (["device=adb"], ["adms", "cannot run on a phone", "twin"]),
+        (["device=adb", "run=[adms,threads]"], ["threads", "runs only on a host device"]),
         (["device.processors.1.twin.peak_gflops.float32=0", "run=[tflite]"], ["peak_gflops"]),
         (["device.twin.copy_fixed_us=null", "run=[tflite]"],
          ["boundary_copy is on", "copy_fixed_us", "device.twin.mechanisms.boundary_copy=false"]),

@@ -50,11 +50,13 @@ def farm_args(tmp: Path, searchpath: str, night: str, *extra: str) -> list[str]:
 
 
 def phone_entry(name: str, serial: str, server: AdbServer, tools: dict[str, Path],
-                zoo: Path, baselines: tuple[str, ...] = ("tflite",)) -> dict[str, object]:
+                zoo: Path, baselines: tuple[str, ...] = ("tflite_stock",)) -> dict[str, object]:
     return {"name": name, "serial": serial, "device": "adb", "baselines": list(baselines),
             "overrides": [f"device.adb.port={server.port}", "device.adb.retries=1",
                           "device.adb.backoff_s=0.1", "device.tools.grace_s=20",
                           f"device.tools.benchmark_model={tools['benchmark_model']}",
+                          f"device.tools.band_benchmark={tools['band_benchmark']}",
+                          "device.tools.band_profile_runs=2",
                           "device.processors.0.adb.threads=1", f"zoo_cache={zoo}"]}
 
 
@@ -74,26 +76,26 @@ def test_the_cells_of_a_night_with_one_phone_killed_halfway(
     with loopback_phones(tmp_path / "phones", session_server, 2) as phones:
         entries = [phone_entry("p0", phones[0][1].serial, session_server, tools, zoo_dir),
                    phone_entry("p1", phones[1][1].serial, session_server, tools, zoo_dir,
-                               ("tflite", "tflite_gpu"))]
+                               ("tflite_stock", "band_stock"))]
         conf = compose_farm(farm_args(tmp_path, write_inventory(tmp_path / "conf", entries, []),
                                       "2026-01-01"))
         folder = tmp_path / "farm" / "2026-01-01"
         body, todo = read_plan(write_plan(folder, cells(conf), conf.lock_dir, 60.0))
-        assert [c.id for c in todo] == ["p0/frs/tflite/seed0", "p1/frs/tflite/seed0",
-                                        "p1/frs/tflite_gpu/seed0", "k50/frs/tflite/seed0"]
+        assert [c.id for c in todo] == ["p0/frs/tflite_stock/seed0", "p1/frs/tflite_stock/seed0",
+                                        "p1/frs/band_stock/seed0", "k50/frs/tflite/seed0"]
         for cell in todo:
-            if cell.id == "p1/frs/tflite_gpu/seed0":
+            if cell.id == "p1/frs/band_stock/seed0":
                 phones[1][1].kill()  # phone p1 vanishes halfway through the night
             run_cell(body, cell)
     night = collect(folder, todo)
-    assert [o["cell"] for o in night.failed] == ["p1/frs/tflite_gpu/seed0"]
+    assert [o["cell"] for o in night.failed] == ["p1/frs/band_stock/seed0"]
     assert phones[1][1].serial in night.failed[0]["error"]
     found, metrics = compare_nights(night, None, todo, conf.thresholds)
     assert found == [] and len(metrics) == 2 * len(todo)
     fps = metrics[metrics["metric"] == "fps"].set_index("cell")["value"]
-    assert (fps.drop("p1/frs/tflite_gpu/seed0") > 0).all()
+    assert (fps.drop("p1/frs/band_stock/seed0") > 0).all()
     report = write_report(night, None, found, metrics, conf.thresholds, True).read_text()
-    assert "`p1/frs/tflite_gpu/seed0`" in report.split("## Regressions")[0]
+    assert "`p1/frs/band_stock/seed0`" in report.split("## Regressions")[0]
     assert (folder / "fps.png").stat().st_size > 1000
 
 
@@ -114,7 +116,7 @@ def test_a_night_over_two_phones_and_a_twin_with_one_phone_killed(
             tmp_path, searchpath, "2026-01-01", "matrix.seeds=[0,1]"))), daemon=True)
         night.start()
         deadline = time.monotonic() + WAIT_S
-        while not cell_json(tmp_path, "2026-01-01", "p1/frs/tflite/seed0"):
+        while not cell_json(tmp_path, "2026-01-01", "p1/frs/tflite_stock/seed0"):
             assert night.is_alive(), "the night ended before phone p1's first cell"
             assert time.monotonic() < deadline, "phone p1's first cell never ended"
             time.sleep(0.05)
@@ -123,15 +125,17 @@ def test_a_night_over_two_phones_and_a_twin_with_one_phone_killed(
     out, err = capsys.readouterr()
     assert codes == [3], err
     folder = tmp_path / "farm" / "2026-01-01"
-    statuses = {f"{c}/{s}": cell_json(tmp_path, "2026-01-01", f"{c}/frs/tflite/seed{s}").get(
-        "status") for c in ("p0", "p1", "k50") for s in (0, 1)}
+    statuses = {f"{c}/{s}": cell_json(tmp_path, "2026-01-01",
+                                      f"{c}/frs/{'tflite' if c == 'k50' else 'tflite_stock'}"
+                                      f"/seed{s}").get("status")
+                for c in ("p0", "p1", "k50") for s in (0, 1)}
     assert statuses == {"p0/0": "ok", "p0/1": "ok", "p1/0": "ok", "p1/1": "failed",
                         "k50/0": "ok", "k50/1": "ok"}
-    failed = cell_json(tmp_path, "2026-01-01", "p1/frs/tflite/seed1")
+    failed = cell_json(tmp_path, "2026-01-01", "p1/frs/tflite_stock/seed1")
     assert phones[1][1].serial in str(failed["error"])
-    assert "FAILED p1/frs/tflite/seed1" in err and err.count("FAILED") == 1
+    assert "FAILED p1/frs/tflite_stock/seed1" in err and err.count("FAILED") == 1
     report = (folder / "report.md").read_text()
-    assert "`p1/frs/tflite/seed1`" in report.split("## Regressions")[0]
+    assert "`p1/frs/tflite_stock/seed1`" in report.split("## Regressions")[0]
     assert "no earlier night" in report and (folder / "fps.png").stat().st_size > 1000
     assert f"report: {folder / 'report.md'}" in out
 

@@ -24,10 +24,10 @@ def test_unknown_model_is_a_user_error_before_anything_runs() -> None:
         compose_run("scenario.models=[mobilenet_v1,no_such_model]")
 
 
-def test_a_phone_refuses_adms_before_anything_runs() -> None:
-    """ADMS needs an on-device executor: composing such a run fails, naming the twin."""
-    with pytest.raises(UserError, match=r"'adms' cannot run on a phone.*twin"):
-        compose_run("scenario=single", "device=adb")
+def test_a_phone_refuses_a_host_baseline_before_anything_runs() -> None:
+    """Plain threads are the host's: composing such a run fails before reaching a phone."""
+    with pytest.raises(UserError, match=r"'threads'.*runs only on a host device"):
+        compose_run("scenario=single", "device=adb", "run=[threads]")
 
 
 def test_a_phone_behind_no_adb_server_is_a_user_error() -> None:

@@ -1,0 +1,168 @@
+"""One native runner process on the phone, watched from the host while it runs.
+
+:func:`watch` starts the runner's command in a host thread (one adb shell, under the
+phone's ``timeout`` like every tool) and, every half second until it ends, feeds the progress
+bar and copies what the runner's logs gained since the last look (``tail -c +N``: only the
+new bytes travel), so a phone lost mid-run still leaves every line up to the last look on
+the host. A runner whose job log has not grown for ``stall_s`` (``grace_s`` before its first
+job: loading and warming up the slices) is stalled: it is killed on the phone by the
+process id it wrote first. A runner running a closed loop (which counts requests, not
+time) is stopped the same way once its traffic's time and a drain have passed since its
+first job (``stop_s``): its lines up to then are flushed (every second), and the rows keep
+the requests issued within the traffic's time. Nothing raises out of the watch: how the
+runner ended is in its :class:`RunnerProcess` for :func:`failure` to word once the rows are
+written.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from devices.adb.transport import PhoneLost, ShellResult, Transport
+from harness.seams.errors import UserError
+
+TICK_S = 0.5
+
+
+@dataclass
+class LogTail:
+    """A file on the phone, copied to the host as it grows."""
+
+    path: str
+    text: str = ""
+
+    def pull(self, transport: Transport) -> bool:
+        """Copy what was added since the last pull; whether anything was."""
+        start = len(self.text.encode()) + 1
+        got = transport.shell(f"tail -c +{start} {shlex.quote(self.path)} 2>/dev/null",
+                              retry=False)
+        self.text += got.stdout
+        return bool(got.stdout)
+
+
+@dataclass
+class RunnerProcess:
+    """The runner as the host saw it."""
+
+    command: str
+    folder: str
+    logs: dict[str, LogTail] = field(default_factory=dict)
+    result: ShellResult | None = None
+    problem: str = ""
+    lost: bool = False
+    stalled_s: float = 0.0
+    #: stopped by the host when its traffic's time was up (a closed loop)
+    stopped: bool = False
+    #: how long its shell took, s
+    took_s: float = 0.0
+
+    @property
+    def pid_file(self) -> str:
+        return posixpath.join(self.folder, "pid")
+
+    def shell_command(self) -> str:
+        """Writes its process id, then becomes the runner."""
+        return f"echo $$ > {shlex.quote(self.pid_file)}; exec {self.command}"
+
+
+def _execute(transport: Transport, proc: RunnerProcess, limit_s: float) -> None:
+    began = time.monotonic()
+    try:
+        proc.result = transport.shell(proc.shell_command(), limit_s, retry=False)
+    except PhoneLost as exc:
+        proc.lost, proc.problem = True, str(exc)
+    except UserError as exc:
+        proc.problem = str(exc)
+    proc.took_s = time.monotonic() - began
+
+
+@dataclass
+class Watch:
+    """Stall limits, seconds: before the first job, and between jobs; the time after the
+    first job at which the host stops the runner (0: it ends by itself)."""
+
+    first_s: float
+    stall_s: float
+    progress: Callable[[], None]
+    stop_s: float = 0.0
+
+
+def watch(transport: Transport, proc: RunnerProcess, limit_s: float, limits: Watch) -> None:
+    """Run ``proc`` to its end (see the module docstring)."""
+    thread = threading.Thread(target=_execute, args=(transport, proc, limit_s),
+                              name="runner", daemon=True)
+    thread.start()
+    jobs = proc.logs["jobs"]
+    last = time.monotonic()
+    first: float | None = None
+    while thread.is_alive():
+        thread.join(TICK_S)
+        limits.progress()
+        try:
+            if _pull_all(transport, proc.logs.values(), jobs):
+                last = time.monotonic()
+                first = last if first is None and jobs.text.count("\n") > 1 else first
+            elif time.monotonic() - last > (limits.stall_s if first else limits.first_s):
+                proc.stalled_s = time.monotonic() - last
+                _kill(transport, proc, thread)
+            if limits.stop_s and first and time.monotonic() - first > limits.stop_s:
+                proc.stopped = True
+                _kill(transport, proc, thread)
+        except PhoneLost as exc:
+            proc.lost, proc.problem = True, str(exc)
+            return
+    _final_pull(transport, proc)
+
+
+def _pull_all(transport: Transport, logs: Iterable[LogTail], jobs: LogTail) -> bool:
+    """Pull every log; whether the job log grew."""
+    grew = False
+    for log in logs:
+        grew |= log.pull(transport) and log is jobs
+    return grew
+
+
+def _final_pull(transport: Transport, proc: RunnerProcess) -> None:
+    if proc.lost:
+        return
+    try:
+        for log in proc.logs.values():
+            log.pull(transport)
+    except PhoneLost as exc:
+        proc.lost, proc.problem = True, str(exc)
+
+
+def _kill(transport: Transport, proc: RunnerProcess, thread: threading.Thread) -> None:
+    transport.shell(f"kill -9 $(cat {shlex.quote(proc.pid_file)}) 2>/dev/null", retry=False)
+    thread.join()
+
+
+def error_line(result: ShellResult) -> str:
+    """The runner's ``error:`` line, else its last line."""
+    lines = [ln.strip() for ln in (result.stderr + "\n" + result.stdout).splitlines()]
+    errors = [ln for ln in lines if ln.startswith("error:")]
+    return (errors or [ln for ln in lines if ln] or [""])[-1]
+
+
+def failure(proc: RunnerProcess, limit_s: float) -> str | None:
+    """How the runner failed, in words (None: it ended well)."""
+    if proc.stopped and proc.result is not None:
+        return None
+    if proc.stalled_s:
+        return (f"the runner stalled (its job log did not grow for {proc.stalled_s:.0f} s) "
+                f"and was killed on the phone (device.tools.stall_s)")
+    if proc.result is None:
+        return proc.problem or "the runner did not run"
+    code = proc.result.exit_code
+    if proc.result.timed_out and proc.took_s >= limit_s:
+        return f"the runner did not finish within {limit_s:.0f} s and was killed on the phone"
+    if code > 128:
+        return f"the runner was killed (signal {code - 128})"
+    if code != 0:
+        return f"the runner exited with {code}: {error_line(proc.result)}"
+    return None

@@ -1,0 +1,145 @@
+"""``python -m harness device=adb run=[tflite,band,adms]``: the three systems in the native
+runner on the loopback phone (the runner's x86-64 build is the fake phone's binary: real
+LiteRT running real slices, pushed and started over the real adb protocol), and its faults.
+
+Checked: the run exits 0 and prints the three systems; each wrote ``requests`` and
+``subgraphs`` rows in the host's schema (every subgraph row one of its plan's subgraphs)
+and sensors; the phone's decision trace replayed clean through the Python policy; subgraphs
+were profiled on the phone once and kept. Each fault of the runner (killed, stalled, the
+adbd killed under it) ends with one ``error:`` line and exit 2, every row up to it kept.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.reporting.store import load_run
+from harness.seams.rows import REQUEST_COLUMNS, SUBGRAPH_COLUMNS
+from tests.devices.adb.fakephone.adbd import Adbd
+from tests.devices.adb.fakephone.phone import FakePhone
+from tests.devices.adb.fakephone.server import AdbServer
+from tests.devices.adb.test_adb_e2e import (
+    WAIT_S,
+    env_for,
+    harness_args,
+    run_harness,
+    wait_for,
+)
+from tests.fixtures.paths import REPO
+from tests.harness.experiment.test_cli import assert_user_error
+
+SYSTEMS = ("tflite", "band", "adms")
+
+
+@pytest.fixture
+def args(adb_server: AdbServer, adbd: Adbd, tools: dict[str, Path], zoo_dir: Path,
+         runner_binary: Path, tmp_path: Path) -> list[str]:
+    """The stock tools' arguments, with the runner, and the GPU emulated on the CPU backend
+    (LiteRT's GPU accelerator does not run on this machine)."""
+    return [*harness_args(adb_server, adbd.serial, tools, zoo_dir, tmp_path / "run"),
+            f"device.tools.runner={runner_binary}", "device.tools.profile_runs=3",
+            "device.processors.1.adb.accelerator=cpu", f"zoo_cache={zoo_dir}"]
+
+
+#: open-loop traffic the runner ends by itself: 50 frames/s for 0.7 s (the closed loop runs
+#: the tiny models thousands of times a second: under -m slow)
+PERIODIC = ("scenario.arrival=periodic", "scenario.fps=50", "scenario.duration_s=0.5",
+            "scenario.warmup_s=0.2")
+
+
+def test_the_three_systems_run_in_the_runner(args: list[str], adb_server: AdbServer,
+                                             phone: FakePhone, tmp_path: Path) -> None:
+    proc = run_harness(adb_server, phone, [*args, f"run=[{','.join(SYSTEMS)}]", *PERIODIC])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert all(f"│ {name}" in proc.stdout for name in SYSTEMS), proc.stdout
+    run = load_run(tmp_path / "run")
+    assert run.manifest["status"] == "completed"
+    for name in SYSTEMS:
+        facts = run.manifest["runs"][name]["0"]
+        assert facts["decisions"] == "clean", facts["decisions"]
+        assert facts["binary_abi"] == "x86_64" and facts["requests"] == {"ok": 35 * 3}
+        mine = run.requests[run.requests["baseline"] == name]
+        assert sorted(mine["arrival_ns"].unique()) == [20_000_000 * k for k in range(35)]
+        assert (mine["stream"] == mine["model"].map(
+            {"retinaface": 0, "arcface_mobilenet": 1, "arcface_resnet50": 2})).all()
+        assert list(mine.columns[:len(REQUEST_COLUMNS)]) == list(REQUEST_COLUMNS)
+        assert set(mine["model"]) == {"arcface_mobilenet", "arcface_resnet50", "retinaface"}
+        assert (mine["arrival_ns"] >= 0).all() and mine["warmup"].any()
+        subgraphs = run.subgraphs[run.subgraphs["baseline"] == name]
+        assert list(subgraphs.columns[:len(SUBGRAPH_COLUMNS)]) == list(SUBGRAPH_COLUMNS)
+        assert (subgraphs["end_ns"] > subgraphs["start_ns"]).all()
+        assert (subgraphs["n_ops"] > 0).all()
+        cpu = run.sensors[(run.sensors["baseline"] == name) & (run.sensors["processor"] == "cpu")]
+        assert len(cpu) > 3 and cpu["temperature_c"].notna().all()  # (the runner's samples)
+        assert cpu["max_frequency_hz"].eq(2.4e9).all() and cpu["load"].notna().any()
+    assert run.manifest["runs"]["tflite"]["0"]["profiled_on_phone"] > 0
+
+
+@pytest.mark.slow
+def test_closed_loop_frames_are_stopped_at_the_traffics_time(
+        args: list[str], adb_server: AdbServer, phone: FakePhone, tmp_path: Path) -> None:
+    """FRS's closed loop over frames: the runner runs frames until the host stops it; the rows
+    hold the frames issued within warm-up + duration, and every trace replays clean."""
+    proc = run_harness(adb_server, phone, [*args, f"run=[{','.join(SYSTEMS)}]"])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = load_run(tmp_path / "run")
+    for name in SYSTEMS:
+        facts = run.manifest["runs"][name]["0"]
+        assert facts["decisions"] == "clean" and facts["stopped_after_s"] == 3.5
+        mine = run.requests[run.requests["baseline"] == name]
+        assert mine["arrival_ns"].max() < 1_500_000_000 and mine["frame_id"].max() > 10
+        assert set(mine["status"]) <= {"ok", "unfinished"}
+
+
+def runner_files(phone: FakePhone, name: str) -> tuple[Path, Path]:
+    """The runner's pid file and job log on the phone, for baseline ``name``'s run."""
+    folders = sorted((phone.root / "data/local/tmp/adms-harness/runs").glob(f"{name}_*"))
+    return (folders[-1] / "pid", folders[-1] / "jobs.tsv") if folders else \
+        (Path("/nonexistent"), Path("/nonexistent"))
+
+
+def lines_in(path: Path) -> int:
+    return path.read_text().count("\n") if path.is_file() else 0
+
+
+@pytest.mark.parametrize(("fault", "needles"), [
+    ("kill", ["adms on the phone", "the runner was killed (signal 9)", "kept"]),
+    ("stop", ["adms on the phone", "the runner stalled", "killed on the phone", "kept"]),
+    ("adbd", ["lost", "kept"]),
+])
+def test_a_failed_runner_keeps_every_row_so_far(fault: str, needles: list[str],
+                                                 args: list[str], adb_server: AdbServer,
+                                                 adbd: Adbd, phone: FakePhone,
+                                                 tmp_path: Path) -> None:
+    """The runner killed, stalled (stopped: its log stops growing) or the phone lost under
+    it: one error line, exit 2, the rows of the lines read before it in the run folder."""
+    run_args = [*args, "run=[adms]", "scenario.arrival=periodic", "scenario.fps=50",
+                "scenario.duration_s=6", "device.tools.stall_s=1.5"]
+    proc = subprocess.Popen(run_args, cwd=REPO, env=env_for(adb_server, phone),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: lines_in(runner_files(phone, "adms")[1]) > 20, proc, "jobs logged")
+        pid = int(runner_files(phone, "adms")[0].read_text())
+        if fault == "adbd":
+            time.sleep(1.0)  # (the host has read some lines)
+            adbd.kill()
+        else:
+            os.kill(pid, signal.SIGKILL if fault == "kill" else signal.SIGSTOP)
+        _, stderr = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert_user_error(subprocess.CompletedProcess(run_args, proc.returncode, "", stderr),
+                      *needles)
+    run = load_run(tmp_path / "run")
+    assert len(run.requests) > 10 and set(run.requests["baseline"]) == {"adms"}
+    assert len(run.subgraphs) >= len(run.requests)
+    if fault != "adbd":
+        assert len(run.sensors) > 0

@@ -2,10 +2,11 @@
 
 Time is the SimPy environment's clock, in integer nanoseconds; :meth:`TwinDevice.start_clock`
 hands the runtime a :class:`~harness.seams.clocks.SimClock` over that environment.
-:meth:`TwinDevice.start` prices the subgraph in the present state and schedules a SimPy
-event at its end, whose callback reports the :class:`~harness.seams.records.Completion`;
-whenever a subgraph starts or ends, every running one is priced again and its end moved
-(processor sharing, :mod:`devices.twin.sharing`). Op support comes from the public delegate rules
+:meth:`TwinDevice.start` prices the subgraph in the present state and sets its end, at
+which the :class:`~harness.seams.records.Completion` is reported (the ends wait in one queue
+behind one SimPy event: :mod:`devices.twin.ends`); whenever a subgraph starts or ends, every
+running one is priced again and its end moved (processor sharing,
+:mod:`devices.twin.sharing`). Op support comes from the public delegate rules
 of each processor's config (:mod:`devices.opsupport`). The state is
 
 * each processor's DVFS level, capped by the thermal governor, and whether it is shut down
@@ -42,6 +43,7 @@ import simpy
 
 from devices.opsupport import delegate_limits, fallback_processor, support_table
 from devices.twin.config import TwinDeviceConf
+from devices.twin.ends import EndQueue
 from devices.twin.facts import Facts
 from devices.twin.heat import Heat
 from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
@@ -99,6 +101,8 @@ class TwinDevice:
         self._runs: list[list[Run]] = [[] for _ in self.spec.processors]
         #: how many of ``_busy`` are True
         self._n_busy = 0
+        #: the running subgraphs' ends, behind one SimPy event (:mod:`devices.twin.ends`)
+        self._ends = EndQueue(env, self._end)
         self.heat = Heat(self.spec.device, self.spec.processors, int(env.now))
         #: resident memory against the budget (:mod:`devices.twin.memory`)
         self.memory = Memory(self.spec.name, self.spec.device.memory_budget_mb,
@@ -344,7 +348,7 @@ class TwinDevice:
             self.heat.busy(i, run.start_ns)
         runs.append(run)
         if end_ns >= 0:
-            self._schedule(run, end_ns, env_now)
+            self._ends.set(run, end_ns, env_now)
         self._reprice(env_now)
 
     def _reprice(self, now_ns: int) -> None:
@@ -356,15 +360,7 @@ class TwinDevice:
                     continue
                 end = run.reprice(now_ns, self._price(run))
                 if end != run.end_ns:
-                    self._schedule(run, end, now_ns)
-
-    def _schedule(self, run: Run, end_ns: int, now_ns: int) -> None:
-        """One event at ``end_ns`` ends ``run`` unless it is re-priced before."""
-        run.end_ns = end_ns
-        run.generation += 1
-        generation = run.generation
-        event = simpy.Timeout(self.env, end_ns - now_ns)
-        event.callbacks.append(lambda _: self._end(run, generation))
+                    self._ends.set(run, end, now_ns)
 
     def _govern_to(self, now_ns: int) -> None:
         """Run the governor ticks due by ``now_ns`` (each integrates the heat over its tick,
@@ -374,10 +370,8 @@ class TwinDevice:
         if now_ns >= heat.next_tick_ns:
             heat.advance(now_ns - (now_ns - heat.next_tick_ns) % heat.period_ns)
 
-    def _end(self, run: Run, generation: int) -> None:
-        """``run``'s event at its end (the environment's time now), if still the live one."""
-        if generation != run.generation:
-            return
+    def _end(self, run: Run) -> None:
+        """``run`` ends (the environment's time is its end: :class:`EndQueue`)."""
         end_ns, facts = run.end_ns, run.facts
         if end_ns >= self.heat.next_tick_ns:
             self._govern_to(end_ns)

@@ -7,7 +7,7 @@ bandwidth its processor gets while the other busy processors draw theirs, and, w
 processor runs several invocations at once, its share of the processor (:func:`slowdown`).
 Whenever a subgraph starts or ends, every running one is priced again (:meth:`Run.reprice`):
 the fraction of its work done so far is kept, the rest runs at the new rate, and its end moves
-(the twin schedules a new end event; the old one is ignored). At any fixed state this is the
+(:mod:`devices.twin.ends`). At any fixed state this is the
 state's latency exactly, so single-model calibration holds; and since the subgraphs that start
 at one instant have done no work by that instant, the order in which they start does not
 change when anything ends.

@@ -1,23 +1,27 @@
-"""The twin's pending ends: every running subgraph's end, in time order, behind one SimPy event.
+"""The twin's pending ends: every running subgraph's end, behind one SimPy event.
 
 Processor sharing (:mod:`devices.twin.sharing`) moves a running subgraph's end whenever what
 runs beside it changes, several times per subgraph. One SimPy event per end and per move
 would leave the environment's queue full of events that fire only to be ignored, and a SimPy
-event costs microseconds of interpreted code. So the ends live here, in a heap of
-``(end, order, run, generation)``, and the environment holds one event, the *alarm*, at the
-earliest end (or earlier: an end that moved later leaves the alarm where it was; it rings,
-finds nothing due, and is set again).
+event costs microseconds of interpreted code. So the ends live here, on the running
+subgraphs themselves (a handful: at most a few per processor), and are taken in one of two
+ways:
+
+* **by the run's clock** (:meth:`EndQueue.clocked`): the
+  :class:`~harness.seams.clocks.SimClock` takes them in time order itself
+  (:class:`~harness.seams.clocks.Events`), and SimPy holds none of them;
+* **by an alarm** (before that, as when a test runs the environment itself): the environment
+  holds one event at the earliest end (or earlier: an end that moved later leaves the alarm
+  where it was; it rings, finds nothing due, and is set again).
 
 **Order.** Ends due at the same instant are taken one per ring in the order they were last
-set (``order`` counts :meth:`EndQueue.set` calls), as SimPy takes events of one instant in
-the order they were scheduled: the sequence of ends, and what runs between them, is the one
-one event per end would give. An entry whose run was set again since (its ``generation`` is
-not the run's) is dropped when it reaches the top.
+set (:attr:`~devices.twin.sharing.Run.order` counts :meth:`EndQueue.set` calls), as SimPy
+takes events of one instant in the order they were scheduled: the sequence of ends, and what
+runs between them, is the one that one event per end would give.
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
 
 import simpy
@@ -32,7 +36,8 @@ class EndQueue:
         self.env = env
         #: called with a run at its end (the environment's time is the end)
         self._end = end
-        self._heap: list[tuple[int, int, Run, int]] = []
+        #: the runs whose end is set and not yet taken
+        self._pending: list[Run] = []
         #: how many ends were set (the order of ends due at one instant)
         self._order = 0
         #: when the live alarm rings (-1: none is set)
@@ -41,14 +46,37 @@ class EndQueue:
         self._alarm = 0
         #: an end is being taken: the alarm is set once it is done
         self._ringing = False
+        #: the run's clock takes the ends (no alarm is set)
+        self._clocked = False
+
+    def clocked(self) -> None:
+        """From now on the run's clock takes the ends (:meth:`next_ns`, :meth:`take`); a
+        live alarm rings to no effect."""
+        self._clocked = True
+        self._alarm += 1
+        self._alarm_ns = -1
+
+    def next_ns(self) -> int:
+        """When the next end is due (-1: none is pending)."""
+        first = self._first()
+        return -1 if first is None else first.end_ns
+
+    def take(self, now_ns: int) -> None:
+        """The first end, due at ``now_ns``, is taken."""
+        first = self._first()
+        assert first is not None and first.end_ns == now_ns, "no end due now"
+        self._taken(first)
 
     def set(self, run: Run, end_ns: int, now_ns: int) -> None:
         """``run`` ends at ``end_ns`` (``now_ns``: the environment's time), unless set again."""
+        if run.order < 0:
+            self._pending.append(run)
         run.end_ns = end_ns
-        run.generation += 1
-        heapq.heappush(self._heap, (end_ns, self._order, run, run.generation))
+        run.order = self._order
         self._order += 1
-        if not self._ringing and (self._alarm_ns < 0 or end_ns < self._alarm_ns):
+        if self._clocked or self._ringing:
+            return  # (the clock takes it; or the alarm is set once the end being taken is)
+        if self._alarm_ns < 0 or end_ns < self._alarm_ns:
             self._arm(end_ns, now_ns)
 
     def _arm(self, at_ns: int, now_ns: int) -> None:
@@ -64,25 +92,27 @@ class EndQueue:
         if alarm != self._alarm:
             return
         self._alarm_ns = -1
-        heap = self._heap
-        top = self._top()
-        if top is not None and top[0] <= now_ns:
-            heapq.heappop(heap)
+        first = self._first()
+        if first is not None and first.end_ns <= now_ns:
             self._ringing = True
             try:
-                self._end(top[2])  # (may set ends)
+                self._taken(first)  # (may set ends)
             finally:
                 self._ringing = False
-            top = self._top()
-        if top is not None:
-            self._arm(top[0], now_ns)
+            first = self._first()
+        if first is not None:
+            self._arm(first.end_ns, now_ns)
 
-    def _top(self) -> tuple[int, int, Run, int] | None:
-        """The earliest live entry (stale ones above it dropped)."""
-        heap = self._heap
-        while heap:
-            top = heap[0]
-            if top[3] == top[2].generation:
-                return top
-            heapq.heappop(heap)
-        return None
+    def _taken(self, run: Run) -> None:
+        self._pending.remove(run)
+        run.order = -1
+        self._end(run)
+
+    def _first(self) -> Run | None:
+        """The pending run that ends first (of equal ends, the one set first)."""
+        first: Run | None = None
+        for run in self._pending:
+            if first is None or run.end_ns < first.end_ns or (
+                    run.end_ns == first.end_ns and run.order < first.order):
+                first = run
+        return first

@@ -10,6 +10,7 @@ import simpy
 from devices.twin.ends import EndQueue
 from devices.twin.facts import Facts
 from devices.twin.sharing import Run
+from harness.seams.clocks import SimClock
 from harness.seams.records import Request
 
 
@@ -34,7 +35,7 @@ def test_ends_are_taken_in_time_order() -> None:
     assert _ended([(1, 30), (2, 10), (3, 20)]) == [(2, 10), (3, 20), (1, 30)]
 
 
-def test_ends_of_one_instant_are_taken_in_the_order_set() -> None:
+def test_ends_of_one_instant_are_taken_in_the_order_last_set() -> None:
     assert _ended([(1, 10), (2, 10), (3, 10)]) == [(1, 10), (2, 10), (3, 10)]
     assert _ended([(1, 10), (2, 10), (1, 10)]) == [(2, 10), (1, 10)]
 
@@ -62,3 +63,22 @@ def test_an_end_set_while_one_is_taken_is_taken_in_its_turn() -> None:
     ends.set(runs[2], 40, 0)
     env.run()
     assert taken == [(1, 10), (3, 10), (2, 15)]
+
+
+def test_the_runs_clock_takes_the_ends_in_order_and_simpy_holds_none() -> None:
+    """Clocked, the ends are the clock's to take (before an environment event of the same
+    instant); the environment's own queue stays empty of them."""
+    env = simpy.Environment()
+    taken: list[tuple[str, int]] = []
+    ends = EndQueue(env, lambda run: taken.append((f"end {run.job_id}", clock.now_ns())))
+    ends.clocked()
+    clock = SimClock(env, ends)
+    runs = [_run(job) for job in range(3)]
+    for run, end_ns in zip(runs, (30, 10, 20), strict=True):
+        ends.set(run, end_ns, 0)
+    ends.set(runs[0], 10, 0)  # (moved: now due with job 1, set after it)
+    assert env.peek() == float("inf")
+    env.timeout(10).callbacks.append(lambda _: taken.append(("simpy", int(env.now))))
+    assert clock.wait(100) is None
+    assert taken == [("end 1", 10), ("end 0", 10), ("simpy", 10), ("end 2", 20)]
+    assert clock.now_ns() == int(env.now) == 100

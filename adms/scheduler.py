@@ -302,10 +302,8 @@ class AdmsScheduler:
         now_ms = now_ns / NS_PER_MS
         hot, waiting, free = self._readings.read(view)
         jobs: list[Job] = []
-        for j in view.queue:  # (the head: the loop reads no job past it)
+        for j in view.queue[:self._loop_call_size]:  # (the head: no job past it is read)
             jobs.append(self._job(len(jobs), j, view, hot, now_ms))
-            if len(jobs) >= self._loop_call_size:
-                break
         if self._exclusive:
             jobs = self._spare_exclusive(jobs, view)
         if self._lp.split:

@@ -1,11 +1,13 @@
 """The twin: a calibrated discrete-event model of a phone, behind the Device protocol.
 
 Time is the SimPy environment's clock, in integer nanoseconds; :meth:`TwinDevice.start_clock`
-hands the runtime a :class:`~harness.seams.clocks.SimClock` over that environment.
-:meth:`TwinDevice.start` prices the subgraph in the present state and schedules a SimPy
-event at its end, whose callback reports the :class:`~harness.seams.records.Completion`;
-whenever a subgraph starts or ends, every running one is priced again and its end moved
-(processor sharing, :mod:`devices.twin.sharing`). Op support comes from the public delegate rules
+hands the runtime a :class:`~harness.seams.clocks.SimClock` over that environment, which also
+takes the subgraphs' ends.
+:meth:`TwinDevice.start` prices the subgraph in the present state and sets its end, at
+which the :class:`~harness.seams.records.Completion` is reported (the ends wait in one queue
+behind one SimPy event: :mod:`devices.twin.ends`); whenever a subgraph starts or ends, every
+running one is priced again and its end moved (processor sharing,
+:mod:`devices.twin.sharing`). Op support comes from the public delegate rules
 of each processor's config (:mod:`devices.opsupport`). The state is
 
 * each processor's DVFS level, capped by the thermal governor, and whether it is shut down
@@ -42,6 +44,7 @@ import simpy
 
 from devices.opsupport import delegate_limits, fallback_processor, support_table
 from devices.twin.config import TwinDeviceConf
+from devices.twin.ends import EndQueue
 from devices.twin.facts import Facts
 from devices.twin.heat import Heat
 from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
@@ -99,6 +102,8 @@ class TwinDevice:
         self._runs: list[list[Run]] = [[] for _ in self.spec.processors]
         #: how many of ``_busy`` are True
         self._n_busy = 0
+        #: the running subgraphs' ends, behind one SimPy event (:mod:`devices.twin.ends`)
+        self._ends = EndQueue(env, self._end)
         self.heat = Heat(self.spec.device, self.spec.processors, int(env.now))
         #: resident memory against the budget (:mod:`devices.twin.memory`)
         self.memory = Memory(self.spec.name, self.spec.device.memory_budget_mb,
@@ -164,7 +169,7 @@ class TwinDevice:
         held = sum(self._op_table(sg.model, sg.processor).held_bytes(sg.ops)
                    for plan in plans.values() for sg in plan.subgraphs)
         count = sum(len(p.subgraphs) for p in plans.values())
-        self.memory.load(held, count, int(self.env.now))
+        self.memory.load(held, count, self._now_ns())
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """Latency alone at the top frequency: no contention, transfer or noise."""
@@ -189,7 +194,8 @@ class TwinDevice:
         return round_int(work * self._ns_per_op) if self._ns_per_op else 0
 
     def start_clock(self) -> SimClock:
-        self._clock = SimClock(self.env)
+        self._ends.clocked()
+        self._clock = SimClock(self.env, self._ends)
         return self._clock
 
     def start(
@@ -200,7 +206,7 @@ class TwinDevice:
         now_ns: int,
         on_done: Callable[[Completion], None],
     ) -> None:
-        """Run ``subgraph`` from ``now_ns`` (at or after the environment's time: a decision
+        """Run ``subgraph`` from ``now_ns`` (at or after the present: a decision
         that took scheduler time starts its subgraphs late)."""
         facts = self._static.get(id(subgraph))
         if facts is None or facts.subgraph is not subgraph:
@@ -208,32 +214,31 @@ class TwinDevice:
         i = facts.i
         assert facts.concurrent or not self._busy[i], (
             f"{subgraph.processor} already runs a subgraph")
-        # (the clock steps the environment, so its time is the environment's)
-        env_now = self._clock.now_ns() if self._clock is not None else int(self.env.now)
-        start = now_ns if now_ns > env_now else env_now
+        present_ns = self._now_ns()
+        start = now_ns if now_ns > present_ns else present_ns
         heat = self.heat
-        if env_now >= heat.next_tick_ns:
-            self._govern_to(env_now)
+        if present_ns >= heat.next_tick_ns:
+            self._govern_to(present_ns)
         if heat.down[i]:
             run = Run(facts, job_id, request, start, on_done, False, 0, 0.0, 1.0)
-            self._occupy(run, env_now, start + FAIL_NS)
+            self._occupy(run, present_ns, start + FAIL_NS)
             return
         if not facts.touched:
             if facts.touch_key not in self.memory.touched:
                 arena = self._op_table(subgraph.model, subgraph.processor).arena_bytes(
                     subgraph.ops)
-                self.memory.touch(facts.touch_key, arena, int(self.env.now))
+                self.memory.touch(facts.touch_key, arena, present_ns)
             facts.touched = True
         moved = self._tensors.moved_bytes((job_id, request.request_id), facts)
         extra = (transfer_ns(moved, self._transfer_fixed_us, self._transfer_gbps)
                  if moved > 0 else 0.0)
         level = heat.governor.level[i] * _STATES
         self._occupy(Run(facts, job_id, request, start, on_done, True, level, extra,
-                         self._noise()), env_now)
+                         self._noise()), present_ns)
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
-        """Readings at the environment's current time (:meth:`Heat.read`)."""
-        return self.heat.read(int(self.env.now), self._busy)
+        """Readings at the present time (:meth:`Heat.read`)."""
+        return self.heat.read(self._now_ns(), self._busy)
 
     def close(self) -> None:
         self._tensors.clear()
@@ -244,8 +249,13 @@ class TwinDevice:
 
     def frequency_mhz(self, name: str) -> float:
         """Current (possibly throttled) frequency of a processor."""
-        self.heat.advance(int(self.env.now))
+        self.heat.advance(self._now_ns())
         return self.heat.frequency_mhz(self._processor_index(name))
+
+    def _now_ns(self) -> int:
+        """The present: the run's clock's (which takes the ends itself, so the environment's
+        own time may lag it: :mod:`devices.twin.ends`), or the environment's before one."""
+        return self._clock.now_ns() if self._clock is not None else int(self.env.now)
 
     def _processor_index(self, name: str) -> int:
         if name not in self._index:
@@ -333,8 +343,8 @@ class TwinDevice:
         self._static[id(subgraph)] = facts
         return facts
 
-    def _occupy(self, run: Run, env_now: int, end_ns: int = -1) -> None:
-        """``run``'s processor is busy from its start (``env_now``: the environment's time);
+    def _occupy(self, run: Run, present_ns: int, end_ns: int = -1) -> None:
+        """``run``'s processor is busy from its start (``present_ns``: the present);
         every running subgraph is priced again, ``run`` too unless it ends at ``end_ns``."""
         i = run.facts.i
         runs = self._runs[i]
@@ -344,27 +354,19 @@ class TwinDevice:
             self.heat.busy(i, run.start_ns)
         runs.append(run)
         if end_ns >= 0:
-            self._schedule(run, end_ns, env_now)
-        self._reprice(env_now)
+            self._ends.set(run, end_ns, present_ns)
+        self._reprice(present_ns)
 
     def _reprice(self, now_ns: int) -> None:
         """Every running subgraph at the present state: those whose end moves get a new end
         event (those ending now keep theirs; a failing one is never re-priced)."""
         for runs in self._runs:
             for run in runs:
-                if not run.ok or (run.generation and run.end_ns <= now_ns):
+                if not run.ok or (run.order >= 0 and run.end_ns <= now_ns):
                     continue
                 end = run.reprice(now_ns, self._price(run))
                 if end != run.end_ns:
-                    self._schedule(run, end, now_ns)
-
-    def _schedule(self, run: Run, end_ns: int, now_ns: int) -> None:
-        """One event at ``end_ns`` ends ``run`` unless it is re-priced before."""
-        run.end_ns = end_ns
-        run.generation += 1
-        generation = run.generation
-        event = simpy.Timeout(self.env, end_ns - now_ns)
-        event.callbacks.append(lambda _: self._end(run, generation))
+                    self._ends.set(run, end, now_ns)
 
     def _govern_to(self, now_ns: int) -> None:
         """Run the governor ticks due by ``now_ns`` (each integrates the heat over its tick,
@@ -374,10 +376,8 @@ class TwinDevice:
         if now_ns >= heat.next_tick_ns:
             heat.advance(now_ns - (now_ns - heat.next_tick_ns) % heat.period_ns)
 
-    def _end(self, run: Run, generation: int) -> None:
-        """``run``'s event at its end (the environment's time now), if still the live one."""
-        if generation != run.generation:
-            return
+    def _end(self, run: Run) -> None:
+        """``run`` ends (the present is its end: :class:`EndQueue`)."""
         end_ns, facts = run.end_ns, run.facts
         if end_ns >= self.heat.next_tick_ns:
             self._govern_to(end_ns)

@@ -19,11 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-import numpy as np
-
 from devices.twin.power import dynamic_power_w
 from devices.twin.spec import TwinDeviceSpec, TwinProcessorSpec
-from devices.twin.thermal import Governor, ThermalNetwork
+from devices.twin.thermal import Governor, ThermalNetwork, array_sum
 from harness.seams.records import SensorSample
 from harness.seams.units import NS_PER_MS, NS_PER_S
 
@@ -50,12 +48,14 @@ class Heat:
         self.since: list[int | None] = [None] * n
         #: busy ns since ``t_ns`` of subgraphs already ended
         self.acc = [0] * n
-        self.busy_ns = np.zeros(n)
-        self.energy_j = np.zeros(n)
+        #: busy ns and energy (J) per processor since the start (floats: see
+        #: :class:`~devices.twin.thermal.ThermalNetwork`)
+        self.busy_ns: list[float] = [0.0] * n
+        self.energy_j: list[float] = [0.0] * n
         self.rest_energy_j = 0.0
         self.down = [False] * n
         #: (time, busy ns, energy) at the last sensor read
-        self._last_read = (t0_ns, self.busy_ns.copy(), self.energy_j.copy())
+        self._last_read = (t0_ns, list(self.busy_ns), list(self.energy_j))
 
     @property
     def rest_w(self) -> float:
@@ -88,22 +88,23 @@ class Heat:
         last_t, last_busy, last_energy = self._last_read
         dt_ns = t - last_t
         if dt_ns > 0:
-            load = (self.busy_ns - last_busy) / dt_ns
-            power = (self.energy_j - last_energy) / (dt_ns / NS_PER_S)
+            dt_s = dt_ns / NS_PER_S
+            load = [(b - b0) / dt_ns for b, b0 in zip(self.busy_ns, last_busy, strict=True)]
+            power = [(e - e0) / dt_s for e, e0 in zip(self.energy_j, last_energy, strict=True)]
         else:
-            load = np.array([float(b) for b in busy])
+            load = [float(b) for b in busy]
             power = self.powers_w(load)
-        self._last_read = (t, self.busy_ns.copy(), self.energy_j.copy())
-        rows = [self._sample(i, t, float(load[i]), float(power[i])) for i in range(len(busy))]
+        self._last_read = (t, list(self.busy_ns), list(self.energy_j))
+        rows = [self._sample(i, t, load[i], power[i]) for i in range(len(busy))]
         if self.rest_w > 0:
-            rows.append(SensorSample(DEVICE, t, power_w=float(power.sum()) + self.rest_w))
+            rows.append(SensorSample(DEVICE, t, power_w=array_sum(power) + self.rest_w))
         return tuple(rows)
 
     def _sample(self, i: int, t_ns: int, load: float, power: float) -> SensorSample:
         spec = self.procs[i]
         return SensorSample(
             processor=spec.name, t_ns=t_ns,
-            temperature_c=float(self.network.temps_c[i]),
+            temperature_c=self.network.temps_c[i],
             frequency_hz=0.0 if self.down[i] else self.frequency_mhz(i) * 1e6,
             max_frequency_hz=spec.f_max_mhz * 1e6,
             load=min(max(load, 0.0), 1.0), power_w=power,
@@ -116,27 +117,27 @@ class Heat:
     def frequency_mhz(self, i: int) -> float:
         return self.procs[i].freqs_mhz[self.governor.level[i]]
 
-    def powers_w(self, busy_fraction: np.ndarray) -> np.ndarray:
-        return np.array([p.static_w + dynamic_power_w(p, self.frequency_mhz(i)) * busy_fraction[i]
-                         for i, p in enumerate(self.procs)])
+    def powers_w(self, busy_fraction: Sequence[float]) -> list[float]:
+        return [p.static_w + dynamic_power_w(p, self.frequency_mhz(i)) * busy_fraction[i]
+                for i, p in enumerate(self.procs)]
 
     def _integrate(self, t_ns: int) -> None:
         dt_ns = t_ns - self.t_ns
         if dt_ns <= 0:
             return
-        busy = np.array([self.acc[i] + (max(0, t_ns - max(s, self.t_ns)) if s is not None
-                                        else 0) for i, s in enumerate(self.since)], dtype=float)
-        powers = self.powers_w(busy / dt_ns)
+        busy = [float(self.acc[i] + (max(0, t_ns - max(s, self.t_ns)) if s is not None
+                                     else 0)) for i, s in enumerate(self.since)]
+        powers = self.powers_w([b / dt_ns for b in busy])
         dt_s = dt_ns / NS_PER_S
         self.network.advance(powers, dt_s, self.rest_w)
-        self.energy_j += powers * dt_s
+        self.energy_j = [e + p * dt_s for e, p in zip(self.energy_j, powers, strict=True)]
         self.rest_energy_j += self.rest_w * dt_s
-        self.busy_ns += busy
+        self.busy_ns = [b0 + b for b0, b in zip(self.busy_ns, busy, strict=True)]
         self.acc = [0] * len(self.acc)
         self.t_ns = t_ns
 
     def _govern(self) -> None:
-        temps = self.network.temps_c.tolist()
+        temps = list(self.network.temps_c)
         self.governor.update(temps)
         if not self.device.mechanisms.shutdown:
             return

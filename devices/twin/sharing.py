@@ -7,7 +7,7 @@ bandwidth its processor gets while the other busy processors draw theirs, and, w
 processor runs several invocations at once, its share of the processor (:func:`slowdown`).
 Whenever a subgraph starts or ends, every running one is priced again (:meth:`Run.reprice`):
 the fraction of its work done so far is kept, the rest runs at the new rate, and its end moves
-(the twin schedules a new end event; the old one is ignored). At any fixed state this is the
+(:mod:`devices.twin.ends`). At any fixed state this is the
 state's latency exactly, so single-model calibration holds; and since the subgraphs that start
 at one instant have done no work by that instant, the order in which they start does not
 change when anything ends.
@@ -29,8 +29,8 @@ from harness.seams.units import round_int
 class Run:
     """One subgraph on its processor, from its start to its end event."""
 
-    __slots__ = ("done", "end_ns", "extra_ns", "facts", "generation", "job_id", "latency_ns",
-                 "level_key", "mark_ns", "noise", "ok", "on_done", "request", "start_ns")
+    __slots__ = ("done", "end_ns", "extra_ns", "facts", "job_id", "latency_ns", "level_key",
+                 "mark_ns", "noise", "ok", "on_done", "order", "request", "start_ns")
 
     def __init__(self, facts: Facts, job_id: int, request: Request, start_ns: int,
                  on_done: Callable[[Completion], None], ok: bool, level_key: int,
@@ -53,10 +53,11 @@ class Run:
         self.mark_ns = start_ns
         #: its latency in the present state, ns (0: not priced yet)
         self.latency_ns = 0.0
-        #: when its scheduled end event fires (-1: none yet)
+        #: when it ends (-1: not set yet)
         self.end_ns = -1
-        #: which of its end events is the live one (the others were re-priced away)
-        self.generation = 0
+        #: when its end was set, among all ends set (-1: no end pending:
+        #: :mod:`devices.twin.ends`)
+        self.order = -1
 
     def reprice(self, now_ns: int, latency_ns: float) -> int:
         """Its end if the state is ``latency_ns`` from ``now_ns`` on (work done so far kept)."""

@@ -18,13 +18,16 @@ one DVFS level; one cooler than ``throttle - hysteresis`` climbs one level back.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 
 class ThermalNetwork:
-    """Temperatures of the processor nodes and of the shared SoC node."""
+    """Temperatures of the processor nodes and of the shared SoC node. A handful of nodes:
+    plain floats, each step the same IEEE operations numpy's elementwise ones would do (and
+    sums in numpy's order: :func:`array_sum`), without numpy's per-call cost."""
 
     def __init__(
         self,
@@ -37,29 +40,42 @@ class ThermalNetwork:
         self.ambient_c = ambient_c
         self.c_soc = soc_capacitance_j_per_k
         self.r_soc = soc_resistance_k_per_w
-        self.c = np.asarray(capacitance_j_per_k, dtype=float)
-        self.g = 1.0 / np.asarray(resistance_k_per_w, dtype=float)
-        self.temps_c = np.full(len(self.c), ambient_c)
+        c = np.asarray(capacitance_j_per_k, dtype=float)
+        g = 1.0 / np.asarray(resistance_k_per_w, dtype=float)
+        self.c: list[float] = c.tolist()
+        self.g: list[float] = g.tolist()
+        self.temps_c: list[float] = [float(ambient_c)] * len(self.c)
         self.soc_c = ambient_c
-        self.max_dt_s = 0.1 * self._fastest_time_constant_s()
+        soc_tau = self.c_soc / (g.sum() + 1.0 / self.r_soc)
+        self.max_dt_s = 0.1 * float(min((c / g).min(), soc_tau))
 
-    def _fastest_time_constant_s(self) -> float:
-        soc_tau = self.c_soc / (self.g.sum() + 1.0 / self.r_soc)
-        return float(min((self.c / self.g).min(), soc_tau))
-
-    def advance(self, powers_w: np.ndarray, dt_s: float, soc_power_w: float = 0.0) -> None:
+    def advance(self, powers_w: Sequence[float], dt_s: float, soc_power_w: float = 0.0) -> None:
         """Integrate ``dt_s`` seconds with constant processor powers (and ``soc_power_w``
         dissipated in the SoC node itself: the rest of the phone)."""
-        steps = max(1, int(np.ceil(dt_s / self.max_dt_s)))
+        steps = max(1, math.ceil(dt_s / self.max_dt_s))
         h = dt_s / steps
+        powers = [float(p) for p in powers_w]
         for _ in range(steps):
-            self._euler(powers_w, h, soc_power_w)
+            self._euler(powers, h, soc_power_w)
 
-    def _euler(self, powers_w: np.ndarray, h: float, soc_power_w: float) -> None:
-        flow = (self.temps_c - self.soc_c) * self.g
-        soc_out = (self.soc_c - self.ambient_c) / self.r_soc
-        self.temps_c = self.temps_c + h * (powers_w - flow) / self.c
-        self.soc_c = self.soc_c + h * (float(flow.sum()) + soc_power_w - soc_out) / self.c_soc
+    def _euler(self, powers_w: list[float], h: float, soc_power_w: float) -> None:
+        soc, g, c = self.soc_c, self.g, self.c
+        temps = self.temps_c
+        flow = [(temps[i] - soc) * g[i] for i in range(len(temps))]
+        soc_out = (soc - self.ambient_c) / self.r_soc
+        self.temps_c = [temps[i] + h * (powers_w[i] - flow[i]) / c[i] for i in range(len(temps))]
+        self.soc_c = soc + h * (array_sum(flow) + soc_power_w - soc_out) / self.c_soc
+
+
+def array_sum(values: Sequence[float]) -> float:
+    """``float(np.sum(values))`` exactly: numpy adds fewer than 8 float64s one after the other
+    from the first (more, pairwise: left to numpy)."""
+    if len(values) >= 8:
+        return float(np.sum(np.asarray(values, dtype=float)))
+    total = 0.0
+    for k, v in enumerate(values):
+        total = v if k == 0 else total + v
+    return total
 
 
 class Governor:

@@ -66,6 +66,7 @@ SOURCES: tuple[str, ...] = (
     "baselines/tflite/policy.py",
     "devices/twin/facts.py",
     "devices/twin/sharing.py",
+    "devices/twin/ends.py",
     "devices/twin/tensors.py",
     "devices/twin/memory.py",
     "devices/twin/device.py",

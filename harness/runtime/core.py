@@ -143,8 +143,9 @@ class _Lane:
         running = self.running
         idle = running is None and not self.waiting and not self.beside
         available = now_ns
-        for _, sg, t in self.beside.values():
-            available = max(available, t + expected(sg))
+        if self.beside:
+            for _, sg, t in self.beside.values():
+                available = max(available, t + expected(sg))
         if not idle:
             if running is not None:
                 end = running[2] + expected(running[1])

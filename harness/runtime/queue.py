@@ -162,10 +162,11 @@ class QueueView(Sequence[JobView]):
         """Views of the first ``n`` jobs (walked as :meth:`__iter__` walks them)."""
         out: list[JobView] = []
         if n > 0:
-            for view in self:
-                out.append(view)
+            for job in self._jobs.values():
+                out.append(job.view())
                 if len(out) >= n:
                     break
+            self.visited += len(out)
         return tuple(out)
 
     def __bool__(self) -> bool:

@@ -226,7 +226,8 @@ def test_a_processor_comes_back_once_it_cooled_by_its_hysteresis() -> None:
                                    ambient_c=40.0), 0.2)
     assert device.heat.down[0]
     network = device.heat.network
-    network.temps_c[:] = network.soc_c = network.ambient_c = 20.0  # past 30 - 3 C
+    network.temps_c = [20.0] * len(network.temps_c)  # past 30 - 3 C
+    network.soc_c = network.ambient_c = 20.0
     device.env.run(until=int(device.env.now) + int(0.2 * NS_PER_S))
     device.heat.advance(int(device.env.now))
     assert not device.heat.down[0]

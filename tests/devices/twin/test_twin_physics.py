@@ -44,7 +44,7 @@ TEN_MS_CONV = ("CONV_2D", 500_000_000, 1_000)
 
 def test_steady_state_matches_the_series_resistances() -> None:
     net = ThermalNetwork(25.0, 10.0, 5.0, [2.0, 2.0], [2.0, 3.0])
-    net.advance(np.array([4.0, 0.0]), 2_000.0)
+    net.advance([4.0, 0.0], 2_000.0)
     # node 0: 25 + 4 W x (2 + 5) K/W; the SoC node: 25 + 4 x 5; idle node 1 sits at the SoC node
     assert net.temps_c[0] == pytest.approx(53.0, abs=1e-6)
     assert net.soc_c == pytest.approx(45.0, abs=1e-6)
@@ -53,7 +53,7 @@ def test_steady_state_matches_the_series_resistances() -> None:
 
 def test_heating_follows_the_time_constant() -> None:
     net = ThermalNetwork(25.0, 1e9, 1e-9, [2.0], [2.0])  # an ideal heat sink at 25 °C
-    net.advance(np.array([5.0]), 4.0)  # one time constant R·C = 4 s
+    net.advance([5.0], 4.0)  # one time constant R·C = 4 s
     assert net.temps_c[0] == pytest.approx(25.0 + 10.0 * (1 - np.exp(-1.0)), rel=2e-3)
 
 

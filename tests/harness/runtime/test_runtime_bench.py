@@ -103,6 +103,6 @@ def test_python_m_harness_defaults(benchmark: BenchmarkFixture, tmp_path: Path) 
     """Goal: < 60 s wall (reported, not asserted); includes interpreter start and plots."""
     wall_s = benchmark.pedantic(main_job, args=(tmp_path / "run",), rounds=1)
     requests = load_run(tmp_path / "run").requests
-    assert set(requests["baseline"]) == {"tflite", "band", "adms"}
+    assert set(requests["baseline"]) == {"tflite", "tflite_gpu", "band", "adms", "adms_ef"}
     assert (tmp_path / "run" / "summary.csv").exists()
     report(benchmark, wall_s=wall_s, goal_wall_s=60.0)

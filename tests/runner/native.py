@@ -28,6 +28,7 @@ from baselines.band.config import BandConf
 from baselines.band.policy import BandPolicy
 from baselines.tflite.config import TfliteConf
 from baselines.tflite.policy import TflitePolicy
+from devices.adb.runner_logs import JobLine
 from devices.host.slicing import ModelSlicer
 from harness.replay.record import conf_obj
 from harness.replay.replay import rebuild
@@ -178,16 +179,8 @@ def run(binary: Path, layout: Layout, *args: str, check: bool = True
     return result
 
 
-@dataclass(frozen=True)
-class JobRow:
-    request: int
-    model: str
-    subgraph: int
-    processor: str
-    start_ns: int
-    end_ns: int
-    copy_ns: int
-    invoke_ns: int
+#: a job log line (the host's reader's type: one definition of the log's columns)
+JobRow = JobLine
 
 
 def read_jobs(path: Path) -> list[JobRow]:

@@ -3,20 +3,21 @@ in the order they were set, a moved end only at its new time, each once."""
 
 from __future__ import annotations
 
-from typing import cast
-
 import simpy
 
 from devices.twin.ends import EndQueue
 from devices.twin.facts import Facts
 from devices.twin.sharing import Run
 from harness.seams.clocks import SimClock
+from harness.seams.plan import Subgraph
 from harness.seams.records import Request
 
 
 def _run(job_id: int) -> Run:
-    return Run(cast(Facts, None), job_id, cast(Request, None), 0, lambda _: None, True, 0,
-               0.0, 1.0)
+    """A run with real records (the compiled core checks their types)."""
+    sub = Subgraph(0, "m", "cpu", frozenset({0}), (0,))
+    facts = Facts(sub, 0, ("m", "cpu", frozenset({0})), (), {}, True)
+    return Run(facts, job_id, Request(job_id, "m", 0, 0), 0, lambda _: None, True, 0, 0.0, 1.0)
 
 
 def _ended(sets: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -2,41 +2,26 @@
 
 A phone's device runs them itself (:class:`~harness.seams.device.BaselineRunner`, with the
 tools' own processes); on any other device kind they are a user error, raised before
-anything runs (``check_device``), as for the host-only ``threads`` baseline.
+anything runs (:class:`~baselines.device_run.DeviceRunBaseline`), as for the host-only
+``threads`` baseline.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from baselines.band.config import BandConf
+from baselines.device_run import DeviceRunBaseline
 from baselines.tflite.config import TfliteConf
-from harness.seams.errors import UserError
-from harness.seams.policy import PolicyContext, PolicyDefaults, Runner
-
-#: the only device kind that runs them
-PHONE = "adb"
+from harness.seams.policy import Runner
 
 
-class _Stock(PolicyDefaults):
+class _Stock(DeviceRunBaseline):
     """A phone's stock tool; run by the ``adb`` device, refused elsewhere."""
 
-    #: the tool, in messages
-    tool: ClassVar[str] = ""
-
-    @classmethod
-    def check_device(cls, name: str, kind: str) -> None:
-        """Refuse a device of another kind than ``adb`` (``name`` is the baseline's)."""
-        if kind != PHONE:
-            raise UserError(f"baseline {name!r} (the stock {cls.tool}) runs only on a phone "
-                            f"(device=adb), not on a {kind} device")
-
-    @classmethod
-    def from_config(cls, conf: Any, context: PolicyContext) -> Any:
-        """Never a policy: reached only if a device did not run the baseline itself."""
-        cls.check_device(context.name, context.device.kind)
-        raise UserError(f"baseline {context.name!r} is run by the phone's device itself; "
-                        f"device {context.device.name!r} did not take it")
+    kind: ClassVar[str] = "adb"
+    where: ClassVar[str] = "a phone (device=adb)"
+    by: ClassVar[str] = "the phone's device"
 
 
 class StockTflite(_Stock):
@@ -44,7 +29,7 @@ class StockTflite(_Stock):
 
     Conf: ClassVar[type] = TfliteConf
     runner: ClassVar[Runner] = Runner.TFLITE_STOCK
-    tool: ClassVar[str] = "benchmark_model"
+    what: ClassVar[str] = "the stock benchmark_model"
 
 
 class StockBand(_Stock):
@@ -52,4 +37,4 @@ class StockBand(_Stock):
 
     Conf: ClassVar[type] = BandConf
     runner: ClassVar[Runner] = Runner.BAND_STOCK
-    tool: ClassVar[str] = "band_benchmark"
+    what: ClassVar[str] = "the stock band_benchmark"

@@ -170,6 +170,7 @@ def write_rows(name: str, seed: int, sink: RowSink, plans: Mapping[str, ModelPla
     served: dict[int, list[JobLine]] = {}
     for job in sorted(jobs, key=lambda j: (j.request, j.start_ns)):
         served.setdefault(job.request, []).append(job)
+    subgraphs = {sg.key: sg for plan in plans.values() for sg in plan.subgraphs}
     statuses: dict[str, int] = {}
     last = 0
     for number in sorted(set(by_request) | set(served)):
@@ -182,7 +183,7 @@ def write_rows(name: str, seed: int, sink: RowSink, plans: Mapping[str, ModelPla
             continue
         request = traffic.request(line or runs[0], arrival, nth[number])
         for job in runs:
-            c = Completion(number, request, _subgraph(plans, job), job.start_ns - t0_ns,
+            c = Completion(number, request, _subgraph(subgraphs, job), job.start_ns - t0_ns,
                            job.end_ns - t0_ns)
             sink.append("subgraphs", subgraph_row(name, seed, c))
         status, facts = _ended(line, runs, t0_ns)
@@ -193,11 +194,13 @@ def write_rows(name: str, seed: int, sink: RowSink, plans: Mapping[str, ModelPla
     return Written(sum(statuses.values()), len(jobs), statuses, last)
 
 
-def _subgraph(plans: Mapping[str, ModelPlan], job: JobLine) -> Subgraph:
-    for sg in plans[job.model].subgraphs:
-        if sg.index == job.subgraph:
-            return sg
-    raise KeyError(f"the runner ran subgraph {job.subgraph} of {job.model}, not in its plan")
+def _subgraph(subgraphs: Mapping[tuple[str, int], Subgraph], job: JobLine) -> Subgraph:
+    """The plan's subgraph a job line names (by its key: a dict, not a walk over the plan's
+    thousands of subgraphs for each of a run's tens of thousands of jobs)."""
+    found = subgraphs.get((job.model, job.subgraph))
+    if found is None:
+        raise KeyError(f"the runner ran subgraph {job.subgraph} of {job.model}, not in its plan")
+    return found
 
 
 def _ended(line: RequestLine | None, runs: Sequence[JobLine], t0_ns: int

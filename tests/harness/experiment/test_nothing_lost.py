@@ -164,7 +164,7 @@ def _mount_tmpfs(folder: Path, size: str) -> bool:
 
 def test_a_disk_that_fills_mid_run_gives_one_line_and_keeps_what_fit(tmp_path: Path) -> None:
     disk = tmp_path / "disk"
-    if not _mount_tmpfs(disk, "2m"):
+    if not _mount_tmpfs(disk, "8m"):
         pytest.skip("mounting a tmpfs needs root and a mount that permits it")
     try:
         folder = disk / "run"

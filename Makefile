@@ -28,8 +28,10 @@ runner: $(STAMP)
 run: native
 	$(BIN)/python -m harness $(ARGS)
 
+# the suite on every core (pytest-xdist: each test file whole on one worker, so a file's
+# module fixtures are made once); `.venv/bin/python -m pytest <path>` runs one part serially
 test: native
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # the runner's aarch64 build run under qemu-user on a tiny model (needs g++-aarch64-linux-gnu,
 # qemu-user and root; skipped with the reason where they are missing)

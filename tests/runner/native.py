@@ -8,6 +8,7 @@ format is the runner's (``runner/README.md``, "Plan file").
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import itertools
 import os
@@ -48,13 +49,17 @@ def missing_tools() -> str | None:
 
 
 def build(build_dir: Path = BUILD, *options: str) -> Path:
-    """Configure (once) and build the runner; returns the binary."""
-    if not (build_dir / "CMakeCache.txt").exists():
-        subprocess.run(["cmake", "-S", str(SOURCE), "-B", str(build_dir),
-                        f"-DPYTHON={sys.executable}", *options],
+    """Configure (once) and build the runner; returns the binary. Test processes running side
+    by side (``pytest -n``) build one folder in turn: a lock file beside it is held meanwhile."""
+    build_dir.parent.mkdir(parents=True, exist_ok=True)
+    with open(build_dir.parent / f".{build_dir.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (build_dir / "CMakeCache.txt").exists():
+            subprocess.run(["cmake", "-S", str(SOURCE), "-B", str(build_dir),
+                            f"-DPYTHON={sys.executable}", *options],
+                           check=True, capture_output=True, text=True)
+        subprocess.run(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1)],
                        check=True, capture_output=True, text=True)
-    subprocess.run(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1)],
-                   check=True, capture_output=True, text=True)
     return build_dir / "runner"
 
 

@@ -1,8 +1,10 @@
 """Vanilla TFLite on a phone: the stock ``benchmark_model``, one process per model.
 
-Each model runs whole on the processor the ``tflite`` baseline's config names for it
-(``processor_map``, else ``default_processor``), through that processor's delegate
-(:mod:`devices.adb.tflite_tool`); the delegate itself falls back to the CPU for ops it
+Each model runs whole on the processor the ``tflite`` baseline's config names for it under
+``placement: fixed`` (:func:`baselines.tflite.config.fixed_processor`, the rule the ``tflite``
+baseline itself follows: ``processor_map``, else for an 8-bit model the first of
+``quantized_processors`` the phone has, else ``default_processor``), through that processor's
+delegate (:mod:`devices.adb.tflite_tool`); the delegate itself falls back to the CPU for ops it
 rejects, as in any app. With several models, their processes start together and run
 concurrently, which is what an app running them without a scheduler gets. Each process warms
 up for the scenario's warm-up and measures for its duration; periodic traffic becomes
@@ -21,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from baselines.tflite.config import fixed_processor
 from devices.adb.deploy import check_binary
 from devices.adb.measure import Measurement
 from devices.adb.phone import Phone
@@ -28,14 +31,15 @@ from devices.adb.rows import ToolRun, benchmark_row, op_rows, status_of
 from devices.adb.tflite_output import parse_benchmark_output
 from devices.adb.tflite_tool import Timing, benchmark_flags, timing_for, tool_command
 from devices.adb.tools import raise_for, run_all
+from harness.models.tflite_io import read_tflite
 from harness.seams.device import BaselineRun, RowSink
 from harness.seams.errors import UserError
 
 
-def processor_of(conf: Any, model: str) -> str:
-    """The processor the tflite baseline's config names for ``model``."""
-    mapping = getattr(conf, "processor_map", None) or {}
-    return str(mapping.get(model, getattr(conf, "default_processor", "cpu")))
+def processor_of(conf: Any, model: str, quantized: bool, processors: list[str]) -> str:
+    """The processor the tflite baseline's config names for ``model`` (``quantized``: an
+    8-bit model) on a phone with ``processors``."""
+    return fixed_processor(conf, model, quantized, processors)
 
 
 def binary(phone: Phone, what: str) -> tuple[str, str]:
@@ -48,11 +52,14 @@ def binary(phone: Phone, what: str) -> tuple[str, str]:
     return phone.deployer.deploy(Path(local), executable=True), abi
 
 
-def tool_runs(phone: Phone, run: BaselineRun, models: Mapping[str, str], exe: str,
-              timing: Timing) -> list[ToolRun]:
+def tool_runs(phone: Phone, conf: Any, models: Mapping[str, str], exe: str,
+              timing: Timing, quantized: Mapping[str, bool]) -> list[ToolRun]:
+    """One ``benchmark_model`` process per model (``models``: phone paths; ``quantized``:
+    which are 8-bit), each on the processor ``conf`` (a ``TfliteConf``) names for it."""
     runs = []
+    names = [p.name for p in phone.conf.processors]
     for model, remote in models.items():
-        proc = phone.processor(processor_of(run.conf, model))
+        proc = phone.processor(processor_of(conf, model, quantized[model], names))
         flags = benchmark_flags(remote, proc.adb, timing, phone.conf.tools)
         command = tool_command(exe, flags, phone.conf.remote_dir)
         runs.append(ToolRun("benchmark_model", model, proc.name, proc.adb.delegate.value,
@@ -66,7 +73,8 @@ def run_vanilla(phone: Phone, run: BaselineRun, sink: RowSink, paths: Mapping[st
     timing = timing_for(run.scenario)
     exe, abi = binary(phone, "benchmark_model")
     models = {m: phone.deployer.deploy(paths[m]) for m in run.scenario.models}
-    runs = tool_runs(phone, run, models, exe, timing)
+    quantized = {m: read_tflite(paths[m], m).is_quantized for m in models}
+    runs = tool_runs(phone, run.conf, models, exe, timing, quantized)
     limit = timing.warmup_s + timing.duration_s + phone.conf.tools.grace_s
     with Measurement(phone, run.name, run.seed, sink, limit) as measurement:
         run_all(phone.transport, runs, limit, measurement.run_clock, run.progress)

@@ -7,13 +7,21 @@ import math
 
 import pytest
 
-from devices.adb.config import AdbProcessorBlock, AdbToolsConf, Delegate
+from baselines.tflite.config import Placement, TfliteConf
+from devices.adb.config import AdbProcessorBlock, AdbProcessorConf, AdbToolsConf, Delegate
+from devices.adb.phone import connect
 from devices.adb.rows import ToolRun, benchmark_row, op_rows, status_of
 from devices.adb.tflite_output import parse_benchmark_output
 from devices.adb.tflite_tool import Timing, benchmark_flags, marker_ns, timing_for, tool_command
 from devices.adb.transport import ShellResult
+from devices.adb.vanilla import tool_runs
+from devices.processors import SupportRules
 from harness.config.schema import Arrival, ScenarioConf
 from harness.seams.errors import UserError
+from harness.seams.plan import ProcessorKind
+from tests.devices.adb.conftest import phone_conf
+from tests.devices.adb.fakephone.adbd import Adbd
+from tests.devices.adb.fakephone.server import AdbServer
 from tests.devices.adb.test_tflite_output import MODERN, OP_PROFILE
 
 
@@ -79,3 +87,23 @@ def test_how_a_tool_ended(output: str, code: int, status: str) -> None:
     assert status_of(run, parse_benchmark_output(output).complete) == status
     lost = ToolRun("benchmark_model", "m", "gpu", "gpu", "cmd", lost=True)
     assert status_of(lost, False) == "lost"
+
+
+def test_each_model_goes_where_the_tflite_baselines_fixed_placement_puts_it(
+        adb_server: AdbServer, adbd: Adbd) -> None:
+    """``tflite_stock`` follows the ``tflite`` baseline's own rule (``fixed_processor``): an
+    8-bit model goes to the first of ``quantized_processors`` the phone has, a float model to
+    ``default_processor``, a mapped model where ``processor_map`` says."""
+    conf = phone_conf(adb_server, adbd.serial)
+    conf.processors.append(AdbProcessorConf(
+        name="npu", kind=ProcessorKind.NPU, support=SupportRules.nnapi,
+        adb=AdbProcessorBlock(delegate=Delegate.nnapi)))
+    phone = connect(conf)
+    tflite = TfliteConf(placement=Placement.fixed, default_processor="gpu",
+                        quantized_processors=["dsp", "npu"], processor_map={"mapped": "cpu"})
+    models = {m: f"/d/{m}.tflite" for m in ("q8", "float", "mapped")}
+    quantized = {"q8": True, "float": False, "mapped": True}
+    runs = tool_runs(phone, tflite, models, "/d/benchmark_model", Timing(0.0, 1.0), quantized)
+    assert {r.model: r.processor for r in runs} == {"q8": "npu", "float": "gpu", "mapped": "cpu"}
+    assert {r.model: r.delegate for r in runs} == {"q8": "nnapi", "float": "gpu",
+                                                   "mapped": "cpu"}

@@ -71,6 +71,9 @@ class RunnerProcess:
     stopped: bool = False
     #: how long its shell took, s
     took_s: float = 0.0
+    #: its shell returned (not its thread's ``is_alive``: a KeyboardInterrupt in ``join``
+    #: marks a running thread stopped, CPython 3.11's ``Thread._wait_for_tstate_lock``)
+    ended: bool = False
 
     @property
     def pid_file(self) -> str:
@@ -90,6 +93,7 @@ def _execute(transport: Transport, proc: RunnerProcess, limit_s: float) -> None:
     except UserError as exc:
         proc.problem = str(exc)
     proc.took_s = time.monotonic() - began
+    proc.ended = True
 
 
 def _nothing() -> None:
@@ -117,7 +121,7 @@ def watch(transport: Transport, proc: RunnerProcess, limit_s: float, limits: Wat
     try:
         _follow(transport, proc, limits, thread)
     except BaseException:
-        abandon(transport, proc, thread.is_alive())
+        abandon(transport, proc, not proc.ended)
         raise
 
 

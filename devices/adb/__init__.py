@@ -9,7 +9,8 @@ cool-down), :mod:`.measure` (everything around a baseline's run, power included)
 and libraries pushed), :mod:`.slices` (subgraphs cut and pushed), :mod:`.profiling`
 (subgraphs profiled on the phone), :mod:`.runner_plan` and :mod:`.runner_sensors` (its input
 files), :mod:`.runner_watch` (the process watched), :mod:`.runner_logs` (its logs into rows),
-:mod:`.runner_run` (a prepared policy run there); the stock tools: :mod:`.tflite_tool` /
+:mod:`.runner_rows` (those rows written as the logs come), :mod:`.runner_run` (a prepared
+policy run there); the stock tools: :mod:`.tflite_tool` /
 :mod:`.tflite_output` (``benchmark_model``'s flags and output), :mod:`.band_files` (Band's
 config and job log), :mod:`.tools` and :mod:`.rows` (tool processes and their rows),
 :mod:`.vanilla` and :mod:`.band_run` (``tflite_stock``, ``band_stock``); :mod:`.device` (the

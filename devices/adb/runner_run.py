@@ -14,10 +14,15 @@ and hands over its decision trace header (:class:`~harness.seams.device.PolicyRu
    runtime issues none after it), watched from the host (:mod:`devices.adb.runner_watch`:
    progress, stalls, logs copied as they grow);
 3. write ``requests`` and ``subgraphs`` rows from the complete lines of its logs
-   (:mod:`devices.adb.runner_logs`) on the run's clock (0: the traffic's start), and the
-   sensors (the measurement's exit);
+   (:mod:`devices.adb.runner_logs`) on the run's clock (0: the traffic's start) as they come
+   to the host (:mod:`devices.adb.runner_rows`: a request's rows once all its lines are
+   surely there, the rest when the runner ended), and the sensors as their lines come
    (the runner samples the phone's sensors itself: :mod:`devices.adb.runner_sensors`;
-   the measurement adds the power monitor's);
+   the measurement adds the power monitor's at its exit); the run's journals flush them
+   each second (the progress callback), so a host killed mid-run keeps them. A host
+   interrupted mid-run (SIGINT, SIGTERM) kills the runner on the phone, pulls its logs a
+   last time if the phone answers, writes every whole line's rows and goes on ending
+   (the manifest says ``interrupted``);
 4. pull its decision trace and replay it through the Python policy
    (:attr:`PolicyRun.check_trace`): ``clean``, or the first differing decision, into the
    manifest;
@@ -31,35 +36,23 @@ import json
 import posixpath
 import tempfile
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from devices.adb.measure import Measurement
 from devices.adb.phone import Phone
 from devices.adb.runner_exe import RunnerOnPhone
-from devices.adb.runner_logs import (
-    RunnerTraffic,
-    Written,
-    parse_jobs,
-    parse_requests,
-    start_of_traffic,
-    write_rows,
-)
+from devices.adb.runner_logs import RowWriter, RunnerTraffic
 from devices.adb.runner_plan import arrivals_text, plan_text
-from devices.adb.runner_sensors import (
-    field_files,
-    parse_sensor_log,
-    readable,
-    sensors_lines,
-    write_command,
-)
+from devices.adb.runner_rows import LiveRows
+from devices.adb.runner_sensors import field_files, readable, sensors_lines, write_command
 from devices.adb.runner_watch import LogTail, RunnerProcess, Watch, failure, watch
 from devices.adb.slices import PhoneSlices
 from devices.adb.transport import PhoneLost
 from harness.seams.device import PolicyRun, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.rows import sensor_row
 from harness.seams.units import NS_PER_S
 
 #: the scenario's arrival -> the runner's closed loop ("": open loop, shipped arrivals)
@@ -124,7 +117,8 @@ class RunnerRun:
 
     def command(self, run: PolicyRun, files: Mapping[str, str], folder: str,
                 flags: list[str]) -> RunnerProcess:
-        # (the request log is read before the job log: a request line read has its jobs')
+        # (the request log is pulled before the job log: a request's rows are written once a
+        # job-log pull began long enough after its line was seen, devices.adb.runner_rows)
         logs = {k: posixpath.join(folder, f"{k}.tsv") for k in ("requests", "jobs", "sensors")}
         traffic = flags or ["--arrivals", files["arrivals.txt"]]
         command = self.runner.command(
@@ -141,38 +135,43 @@ class RunnerRun:
         span_s = span_s_of(run)
         limit = span_s + DRAIN_S + 2 * tools.grace_s
         stop_s = span_s + DRAIN_S if flags else 0.0
+        until = int(span_s * NS_PER_S) if shipped.closed else None
+        live = LiveRows(RowWriter(run.name, run.seed, sink, run.plans, shipped, run.is_warmup,
+                                  until))
         with Measurement(self.phone, run.name, run.seed, sink, limit, loop=False) as measurement:
             proc = self.command(run, files, measurement.folder, flags)
             clock = measurement.run_clock
-            watch(self.phone.transport, proc, limit, Watch(
-                tools.grace_s, tools.stall_s, lambda: run.progress(clock.now_ns()), stop_s))
-            written, t0 = self._rows(run, sink, proc, shipped, measurement)
+            try:
+                watch(self.phone.transport, proc, limit, Watch(
+                    tools.grace_s, tools.stall_s, lambda: run.progress(clock.now_ns()), stop_s,
+                    lambda: live.pulled(proc.logs)))
+                written = live.finish(proc.logs)
+            except BaseException:
+                # (interrupted: the watch killed the runner and pulled its logs a last time;
+                # every whole line's rows are written, and the interruption goes on)
+                with suppress(Exception):
+                    live.finish(proc.logs)
+                raise
+            finally:
+                self._clock(live, measurement)
         facts = {"runner": "runner", "binary_abi": self.runner.abi,
                  "runner_binary": self.runner.local, "closed_loop": flags[:1],
                  "stopped_after_s": stop_s if proc.stopped else None,
                  "frames_in_flight": 1 if flags[:1] == ["--frames"] else None,
-                 "traffic_start_phone_ns": t0, "end_ns": written.end_ns,
+                 "traffic_start_phone_ns": live.t0_ns, "end_ns": written.end_ns,
                  "requests": written.statuses, "subgraph_rows": written.subgraphs,
+                 "late_job_lines": written.late_jobs,
                  **self.phone.deployer.facts(), "measurement": measurement.facts(),
                  "decisions": self._replay(run, proc)}
         self._raise(run, proc, limit)
         return facts
 
-    def _rows(self, run: PolicyRun, sink: RowSink, proc: RunnerProcess,
-              shipped: RunnerTraffic, measurement: Measurement) -> tuple[Written, int | None]:
-        jobs = parse_jobs(proc.logs["jobs"].text)
-        ended = parse_requests(proc.logs["requests"].text)
-        t0 = start_of_traffic(shipped, ended, jobs)
-        if t0 is None:
-            return Written(0, 0, {}, 0), None
-        measurement.shift_ns = measurement.run_clock.from_phone(t0)
-        samples = parse_sensor_log(proc.logs["sensors"].text, t0)
-        for sample in samples:
-            sink.append("sensors", sensor_row(run.name, run.seed, sample))
-        measurement.counts["sensor_samples"] = len(samples)
-        until = int(span_s_of(run) * NS_PER_S) if shipped.closed else None
-        return write_rows(run.name, run.seed, sink, run.plans, shipped, (jobs, ended), t0,
-                          run.is_warmup, until), t0
+    @staticmethod
+    def _clock(live: LiveRows, measurement: Measurement) -> None:
+        """The measurement's rows (power) on the run's clock, its count of sensor rows."""
+        if live.t0_ns is not None:
+            measurement.shift_ns = measurement.run_clock.from_phone(live.t0_ns)
+        measurement.counts["sensor_samples"] = live.samples
 
     def _replay(self, run: PolicyRun, proc: RunnerProcess) -> str:
         """``clean``, the first decision the Python policy makes differently, or why the

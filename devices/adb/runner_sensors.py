@@ -90,8 +90,14 @@ def _value(word: str) -> float | None:
 def parse_sensor_log(text: str, t0_ns: int) -> list[SensorSample]:
     """The samples of each whole line of the runner's sensor log, on the run's clock
     (``t0_ns``: its 0, phone ns)."""
+    return sensor_samples(complete_lines(text, LOG_HEADER), t0_ns)
+
+
+def sensor_samples(lines: Iterable[Sequence[str]], t0_ns: int) -> list[SensorSample]:
+    """The samples of a sensor log's whole lines' fields (a field that does not parse
+    leaves its line out)."""
     out = []
-    for f in complete_lines(text, LOG_HEADER):
+    for f in lines:
         try:
             temp, freq, top, load, power = (_value(w) for w in f[2:7])
             throttled = None if f[7] == "" else f[7] == "1"

@@ -2,16 +2,21 @@
 
 :func:`watch` starts the runner's command in a host thread (one adb shell, under the
 phone's ``timeout`` like every tool) and, every half second until it ends, feeds the progress
-bar and copies what the runner's logs gained since the last look (``tail -c +N``: only the
-new bytes travel), so a phone lost mid-run still leaves every line up to the last look on
-the host. A runner whose job log has not grown for ``stall_s`` (``grace_s`` before its first
-job: loading and warming up the slices) is stalled: it is killed on the phone by the
-process id it wrote first. A runner running a closed loop (which counts requests, not
-time) is stopped the same way once its traffic's time and a drain have passed since its
-first job (``stop_s``): its lines up to then are flushed (every second), and the rows keep
-the requests issued within the traffic's time. Nothing raises out of the watch: how the
-runner ended is in its :class:`RunnerProcess` for :func:`failure` to word once the rows are
-written.
+bar, copies what the runner's logs gained since the last look (``tail -c +N``: only the
+new bytes travel; each copy's start and end on the host's clock are kept, for
+:mod:`devices.adb.runner_rows` to tell which lines are surely all there) and hands them to
+``pulled``, which writes their rows as they come, so a phone lost mid-run still leaves every
+line up to the last look on the host and its rows in the run folder. A runner whose job log
+has not grown for ``stall_s`` (``grace_s`` before its first job: loading and warming up the
+slices) is stalled: it is killed on the phone by the process id it wrote first. A runner
+running a closed loop (which counts requests, not time) is stopped the same way once its
+traffic's time and a drain have passed since its first job (``stop_s``): its lines up to
+then are flushed (every second), and the rows keep the requests issued within the traffic's
+time. Nothing the runner does raises out of the watch: how it ended is in its
+:class:`RunnerProcess` for :func:`failure` to word once the rows are written. What raises
+out of it is the host's own ending (an interruption, SIGINT or SIGTERM, comes as
+:class:`KeyboardInterrupt` while it waits): the runner is then killed on the phone and its
+logs pulled a last time if the phone answers (:func:`abandon`) before the exception goes on.
 """
 
 from __future__ import annotations
@@ -35,13 +40,19 @@ class LogTail:
 
     path: str
     text: str = ""
+    #: when the last pull began and ended, host monotonic s (a line it brought was in the
+    #: file by its end; a line in the file at its beginning came with it)
+    began_s: float = 0.0
+    ended_s: float = 0.0
 
     def pull(self, transport: Transport) -> bool:
         """Copy what was added since the last pull; whether anything was."""
         start = len(self.text.encode()) + 1
+        self.began_s = time.monotonic()
         got = transport.shell(f"tail -c +{start} {shlex.quote(self.path)} 2>/dev/null",
                               retry=False)
         self.text += got.stdout
+        self.ended_s = time.monotonic()
         return bool(got.stdout)
 
 
@@ -60,6 +71,9 @@ class RunnerProcess:
     stopped: bool = False
     #: how long its shell took, s
     took_s: float = 0.0
+    #: its shell returned (not its thread's ``is_alive``: a KeyboardInterrupt in ``join``
+    #: marks a running thread stopped, CPython 3.11's ``Thread._wait_for_tstate_lock``)
+    ended: bool = False
 
     @property
     def pid_file(self) -> str:
@@ -79,17 +93,24 @@ def _execute(transport: Transport, proc: RunnerProcess, limit_s: float) -> None:
     except UserError as exc:
         proc.problem = str(exc)
     proc.took_s = time.monotonic() - began
+    proc.ended = True
+
+
+def _nothing() -> None:
+    pass
 
 
 @dataclass
 class Watch:
     """Stall limits, seconds: before the first job, and between jobs; the time after the
-    first job at which the host stops the runner (0: it ends by itself)."""
+    first job at which the host stops the runner (0: it ends by itself); what is called at
+    every look (``progress``) and after every pull of the logs (``pulled``)."""
 
     first_s: float
     stall_s: float
     progress: Callable[[], None]
     stop_s: float = 0.0
+    pulled: Callable[[], None] = _nothing
 
 
 def watch(transport: Transport, proc: RunnerProcess, limit_s: float, limits: Watch) -> None:
@@ -97,6 +118,15 @@ def watch(transport: Transport, proc: RunnerProcess, limit_s: float, limits: Wat
     thread = threading.Thread(target=_execute, args=(transport, proc, limit_s),
                               name="runner", daemon=True)
     thread.start()
+    try:
+        _follow(transport, proc, limits, thread)
+    except BaseException:
+        abandon(transport, proc, not proc.ended)
+        raise
+
+
+def _follow(transport: Transport, proc: RunnerProcess, limits: Watch,
+            thread: threading.Thread) -> None:
     jobs = proc.logs["jobs"]
     last = time.monotonic()
     first: float | None = None
@@ -104,7 +134,13 @@ def watch(transport: Transport, proc: RunnerProcess, limit_s: float, limits: Wat
         thread.join(TICK_S)
         limits.progress()
         try:
-            if _pull_all(transport, proc.logs.values(), jobs):
+            grew = _pull_all(transport, proc.logs.values(), jobs)
+        except PhoneLost as exc:
+            proc.lost, proc.problem = True, str(exc)
+            return
+        limits.pulled()
+        try:
+            if grew:
                 last = time.monotonic()
                 first = last if first is None and jobs.text.count("\n") > 1 else first
             elif time.monotonic() - last > (limits.stall_s if first else limits.first_s):
@@ -117,6 +153,7 @@ def watch(transport: Transport, proc: RunnerProcess, limit_s: float, limits: Wat
             proc.lost, proc.problem = True, str(exc)
             return
     _final_pull(transport, proc)
+    limits.pulled()
 
 
 def _pull_all(transport: Transport, logs: Iterable[LogTail], jobs: LogTail) -> bool:
@@ -137,9 +174,29 @@ def _final_pull(transport: Transport, proc: RunnerProcess) -> None:
         proc.lost, proc.problem = True, str(exc)
 
 
+def _kill_command(proc: RunnerProcess) -> str:
+    return f"kill -9 $(cat {shlex.quote(proc.pid_file)}) 2>/dev/null"
+
+
 def _kill(transport: Transport, proc: RunnerProcess, thread: threading.Thread) -> None:
-    transport.shell(f"kill -9 $(cat {shlex.quote(proc.pid_file)}) 2>/dev/null", retry=False)
+    transport.shell(_kill_command(proc), retry=False)
     thread.join()
+
+
+def abandon(transport: Transport, proc: RunnerProcess, running: bool) -> None:
+    """The host leaves mid-run: the runner, if still ``running``, killed on the phone (by
+    the process id it wrote first) and its logs pulled a last time, if the phone answers
+    (every line it flushed is in them then); nothing raises out, so the host's own ending
+    goes on."""
+    if proc.lost:
+        return
+    try:
+        if running:
+            transport.shell(_kill_command(proc), retry=False)
+        for log in proc.logs.values():
+            log.pull(transport)
+    except Exception as exc:  # (any: leaving must not hide why the host leaves)
+        proc.problem = proc.problem or f"the runner could not be stopped: {exc}"
 
 
 def error_line(result: ShellResult) -> str:

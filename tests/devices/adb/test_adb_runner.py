@@ -6,7 +6,9 @@ Checked: the run exits 0 and prints the three systems; each wrote ``requests`` a
 ``subgraphs`` rows in the host's schema (every subgraph row one of its plan's subgraphs)
 and sensors; the phone's decision trace replayed clean through the Python policy; subgraphs
 were profiled on the phone once and kept. Each fault of the runner (killed, stalled, the
-adbd killed under it) ends with one ``error:`` line and exit 2, every row up to it kept.
+adbd killed under it) ends with one ``error:`` line and exit 2, every row up to it kept. The
+host interrupted (SIGINT) mid-run exits 130 with its rows and the runner killed on the phone;
+the host killed (SIGKILL) mid-run leaves the rows written while the runner ran.
 """
 
 from __future__ import annotations
@@ -143,3 +145,67 @@ def test_a_failed_runner_keeps_every_row_so_far(fault: str, needles: list[str],
     assert len(run.subgraphs) >= len(run.requests)
     if fault != "adbd":
         assert len(run.sensors) > 0
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def requests_in(folder: Path) -> int:
+    """The ``requests`` rows the run folder holds now, read in place."""
+    return len(load_run(folder).requests) if folder.is_dir() else 0
+
+
+#: a long open-loop run of ADMS (the test ends it long before its end)
+LONG = ("run=[adms]", "scenario.arrival=periodic", "scenario.fps=50", "scenario.duration_s=60")
+
+
+def test_an_interrupted_phone_run_keeps_its_rows_and_stops_the_runner(
+        args: list[str], adb_server: AdbServer, phone: FakePhone, tmp_path: Path) -> None:
+    """SIGINT while the runner runs: exit 130, ``interrupted``, the rows of every whole line
+    the host had, and the runner killed on the phone."""
+    run_args = [*args, *LONG]
+    proc = subprocess.Popen(run_args, cwd=REPO, env=env_for(adb_server, phone),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: lines_in(runner_files(phone, "adms")[1]) > 20, proc, "jobs logged")
+        pid = int(runner_files(phone, "adms")[0].read_text())
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr[-3000:]
+    run = load_run(tmp_path / "run")
+    assert run.manifest["status"] == "interrupted" and run.manifest["signal"] == "SIGINT"
+    assert len(run.requests) > 0 and set(run.requests["baseline"]) == {"adms"}
+    assert len(run.subgraphs) >= len(run.requests)
+    assert not alive(pid)
+
+
+def test_a_killed_host_keeps_the_phone_runs_rows_flushed_before(
+        args: list[str], adb_server: AdbServer, phone: FakePhone, tmp_path: Path) -> None:
+    """SIGKILL of the host while the runner runs, once its rows reached the run folder (the
+    runner still running, so they were written on the way): they stay there."""
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([*args, *LONG], cwd=REPO, env=env_for(adb_server, phone),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: requests_in(run_dir) > 0, proc, "requests rows in the run folder")
+        assert alive(int(runner_files(phone, "adms")[0].read_text()))
+        proc.kill()
+        proc.communicate()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    run = load_run(run_dir)
+    assert run.manifest["status"] == "running"
+    assert len(run.requests) > 0 and set(run.requests["baseline"]) == {"adms"}
+    assert len(run.subgraphs) >= len(run.requests) and len(run.sensors) > 0

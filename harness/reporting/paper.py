@@ -240,6 +240,25 @@ def paper_scenario(scenario: str, models: tuple[str, ...] | None) -> str:
     return ""
 
 
+#: the paper's systems (its names, the keys above) -> our row that runs each as §4.1
+#: describes it, beside which its figures are shown. The paper's "Vanilla" TFLite runs the
+#: ops an accelerator supports there and falls back to the CPU for the rest: our
+#: ``tflite_gpu`` (every model on the GPU delegate, 8-bit models on NNAPI), not ``tflite``,
+#: a placement oracle the paper does not run.
+PAPER_ROWS: Final[Mapping[str, str]] = MappingProxyType({"tflite": "tflite_gpu",
+                                                          "band": "band", "adms": "adms"})
+
+
+def paper_system(row: str) -> str | None:
+    """The paper's system whose figures sit beside our row ``row`` (None: none does)."""
+    return next((system for system, ours in PAPER_ROWS.items() if ours == row), None)
+
+
+def fig8_rows(device: str, scenario: str) -> dict[str, float]:
+    """Paper FPS keyed by our row that runs each paper system (:data:`PAPER_ROWS`)."""
+    return {PAPER_ROWS[system]: v for system, v in fig8_fps(device, scenario).items()}
+
+
 def fig8_fps(device: str, scenario: str) -> dict[str, float]:
     """Paper FPS per baseline for ``device`` and ``scenario`` ({} where the paper has none)."""
     values = fig8_values(device, scenario)

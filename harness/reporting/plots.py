@@ -101,7 +101,7 @@ def fps_plot(per_seed: pd.DataFrame, identity: RunIdentity, path: Path,
     failed = dict(failed or {})
     present = [str(b) for b in pd.unique(per_seed["baseline"])]
     order = present + [b for b in failed if b not in present]
-    ref = paper.fig8_fps(identity.device, identity.paper_scenario)
+    ref = paper.fig8_rows(identity.device, identity.paper_scenario)
     fig = figure(max(8.5, 1.1 * len(order) + 2.5), 5.4)
     ax = fig.subplots()
     for x, baseline in enumerate(order):

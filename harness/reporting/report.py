@@ -49,7 +49,6 @@ from harness.reporting.summary import (
     with_slo_pct,
 )
 
-REFERENCE = "tflite"
 NAN = float("nan")
 #: the footnote a table shows under it when a baseline of :data:`SHOWN_AS` is in it
 ORACLE_NOTE = ("tflite (oracle): each model whole on the processor the device's own "
@@ -168,19 +167,19 @@ def _load(manifest: Mapping[str, Any]) -> str:
 # -- the table ------------------------------------------------------------------------------
 
 
-def _ratio(values: Mapping[str, float], baseline: str) -> float:
-    ref = values.get(REFERENCE, float("nan"))
-    mine = values.get(baseline, float("nan"))
-    return mine / ref if ref and not math.isnan(ref) else float("nan")
-
-
 def _paper_ratio(identity: RunIdentity, baseline: str) -> float:
-    """The paper's FPS over its TFLite FPS; ADMS's stated ratio where the paper gives one."""
-    if baseline == "adms":
-        stated = paper.fig8_ratio(identity.device, identity.paper_scenario, REFERENCE)
+    """The paper's FPS of the system ``baseline`` runs over its TFLite FPS; ADMS's stated
+    ratio where the paper gives one (NaN: a row that runs no system of the paper's)."""
+    system = paper.paper_system(baseline)
+    if system is None:
+        return NAN
+    if system == "adms":
+        stated = paper.fig8_ratio(identity.device, identity.paper_scenario, "tflite")
         if stated is not None:
             return stated
-    return _ratio(paper.fig8_fps(identity.device, identity.paper_scenario), baseline)
+    values = paper.fig8_fps(identity.device, identity.paper_scenario)
+    ref, mine = values.get("tflite", NAN), values.get(system, NAN)
+    return mine / ref if ref and not math.isnan(ref) else NAN
 
 
 def comparison(metrics: Metrics, identity: RunIdentity,
@@ -188,13 +187,15 @@ def comparison(metrics: Metrics, identity: RunIdentity,
                failures: Mapping[str, str] | None = None,
                failed_seeds: Mapping[str, Collection[int]] | None = None) -> pd.DataFrame:
     """One row per baseline over seeds (:func:`~harness.reporting.summary.aggregate`) plus
-    the paper's FPS and its ratio over TFLite, on the rows the paper measured: a variant
+    the paper's FPS and its ratio over TFLite, on the rows that run the paper's systems
+    (:data:`~harness.reporting.paper.PAPER_ROWS`: its vanilla TFLite is ``tflite_gpu``; the
+    oracle ``tflite`` is none of them): a variant
     (``band[scheduler=heft]``) is not the configuration the paper ran, so its paper cells
     are empty (:func:`paper_caption` says why)."""
     table = aggregate(metrics, groups, failures, failed_seeds)
     if table.empty:
         return pd.DataFrame(columns=list(COLUMNS))
-    ref = paper.fig8_fps(identity.device, identity.paper_scenario)
+    ref = paper.fig8_rows(identity.device, identity.paper_scenario)
     own = [str(b) not in identity.variants for b in table["baseline"]]
     table["paper_fps"] = [ref.get(b, NAN) if mine else NAN
                           for b, mine in zip(table["baseline"], own, strict=True)]
@@ -283,14 +284,17 @@ def paper_caption(identity: RunIdentity) -> str:
         return f"paper: no Figure 8 value for {identity.device} / {identity.scenario}"
     notes = [f"{b} {v.note}" for b, v in values.items() if v.derived]
     where = values[next(iter(values))].source.where
+    vanilla = ("; the paper's TFLite (vanilla: an accelerator's delegate, CPU fallback) is "
+               f"shown beside {paper.PAPER_ROWS['tflite']}" if "tflite" in values else "")
     return (f"paper: ADMS {where}" + (f"; derived: {'; '.join(notes)}" if notes else "")
-            + "".join(_variant_note(identity, b, values[b].value)
-                      for b in identity.variants if b in values))
+            + vanilla + "".join(_variant_note(identity, b, s, values[s].value)
+                                for b in identity.variants
+                                if (s := paper.paper_system(b)) is not None and s in values))
 
 
-def _variant_note(identity: RunIdentity, baseline: str, fps: float) -> str:
+def _variant_note(identity: RunIdentity, baseline: str, system: str, fps: float) -> str:
     return (f"; {identity.shown(baseline)} is a variant of {baseline}: the paper's "
-            f"{baseline} ({fps:.2f} FPS) is not its own, so its paper cells are empty")
+            f"{system} ({fps:.2f} FPS) is not its own, so its paper cells are empty")
 
 
 def rich_tables(table: pd.DataFrame, identity: RunIdentity,

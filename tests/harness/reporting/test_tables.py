@@ -95,3 +95,17 @@ def test_a_variant_row_does_not_show_its_parents_paper_numbers(tmp_path: Path) -
     assert rows.loc["adms", "paper_fps"] == pytest.approx(45.12)  # the others keep theirs
     caption = report.paper_caption(identity)
     assert "band[scheduler=heft] is a variant of band" in caption and "37.17" in caption
+
+
+def test_the_papers_tflite_sits_beside_vanilla_tflite_not_the_oracle(tmp_path: Path) -> None:
+    """The paper's TFLite is vanilla (an accelerator's delegate, CPU fallback): its FPS and
+    ratio go on ``tflite_gpu``; the oracle placement ``tflite`` ran no system of the paper's."""
+    run = small_run(tmp_path, {"tflite_gpu": 0.8})
+    table, identity = report.report_table(run)
+    rows = table.set_index("baseline")
+    assert rows.loc["tflite_gpu", "paper_fps"] == pytest.approx(11.20)
+    assert rows.loc["tflite_gpu", "paper_ratio_vs_tflite"] == pytest.approx(1.0)
+    assert np.isnan(rows.loc["tflite", "paper_fps"])
+    assert np.isnan(rows.loc["tflite", "paper_ratio_vs_tflite"])
+    assert rows.loc["adms", "paper_ratio_vs_tflite"] == pytest.approx(4.04)
+    assert "shown beside tflite_gpu" in report.paper_caption(identity)

@@ -50,13 +50,12 @@ from devices.adb.runner_sensors import field_files, readable, sensors_lines, wri
 from devices.adb.runner_watch import LogTail, RunnerProcess, Watch, failure, watch
 from devices.adb.slices import PhoneSlices
 from devices.adb.transport import PhoneLost
+from harness.config.schema import CLOSED_LOOPS
 from harness.seams.device import PolicyRun, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.units import NS_PER_S
 
-#: the scenario's arrival -> the runner's closed loop ("": open loop, shipped arrivals)
-CLOSED = {"frames": "frames", "stream": "stream"}
 #: a closed loop's count of frames (requests per model): more than any run issues before
 #: the host stops it
 MOST = 1_000_000_000
@@ -94,8 +93,10 @@ class RunnerRun:
 
     def traffic(self, run: PolicyRun) -> tuple[RunnerTraffic, list[str]]:
         """The runner's traffic and its flags."""
-        arrival = run.scenario.arrival.value
-        closed = CLOSED.get(arrival, "")
+        # (a closed loop the runner generates itself, named as the arrival; "": an open loop,
+        # the shipped arrivals)
+        arrival = run.scenario.arrival
+        closed = str(arrival.value) if arrival in CLOSED_LOOPS else ""
         if closed == "stream" and run.scenario.streams_per_model != 1:
             raise UserError("the runner runs one closed loop per model: scenario."
                             "streams_per_model must be 1 on a phone")

@@ -45,6 +45,11 @@ class Arrival(Enum):
     poisson = "poisson"
 
 
+#: the closed loops: traffic issued as requests end, so a device's own runner generates it
+#: (an open loop's arrivals are computed beforehand and shipped)
+CLOSED_LOOPS = (Arrival.frames, Arrival.stream)
+
+
 @dataclass
 class DeviceConf:
     """What every device config has; a backend's schema extends it."""

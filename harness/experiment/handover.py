@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.config.schema import Arrival, RunConf
+from harness.config.schema import CLOSED_LOOPS, RunConf
 from harness.experiment.bounds import Timings
 from harness.replay.phone import check_phone_trace
 from harness.replay.record import Recorder
@@ -30,9 +30,6 @@ from harness.seams.device import PolicyRun, PolicyRunner, RowSink
 from harness.seams.plan import ModelPlan, Processor
 from harness.seams.policy import Policy
 from harness.seams.records import Request
-
-#: traffic a device's runner generates itself (closed loops)
-CLOSED_LOOPS = (Arrival.frames, Arrival.stream)
 
 
 class TimedSink:

@@ -266,7 +266,8 @@ def notes(table: pd.DataFrame) -> list[str]:
         lines.append(f"bound: {text} frames/s, the LP over every plan of the run "
                      f"(harness/models/bound.py); % bound = FPS / bound; % of as-run = FPS "
                      f"/ the own-plan LP at the run's measured subgraph latencies "
-                     f"(harness/experiment/bounds.py)")
+                     f"(harness/experiment/bounds.py; none where models share a processor "
+                     f"concurrently, as tflite_gpu's do: a latency there holds the sharing)")
     if "failed_reason" in table.columns:
         for row in table.to_dict("records"):
             if isinstance(row.get("failed_reason"), str) and not row.get("best_of"):

@@ -3,8 +3,11 @@ latency in the run (harness/experiment/bounds.py), worked by hand."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from harness.experiment.baseline import shares_concurrently
 from harness.experiment.bounds import Timings, Work, as_run
 from harness.models.bound import ModelWork, frame_rate_bound
 from harness.seams.records import Completion, Request
@@ -32,3 +35,17 @@ def test_subgraphs_that_ran_are_priced_at_their_mean_latency() -> None:
     assert bound.frames_per_s == pytest.approx(125 + 125 / 12, rel=1e-9)
     # before the run: cpu 10a + 7b <= 1000 with the handoff, F = 137.5
     assert frame_rate_bound(["cpu", "gpu"], work.models).frames_per_s == pytest.approx(137.5)
+
+
+def test_models_sharing_a_processor_concurrently_have_no_as_run_bound() -> None:
+    """A latency measured while two models' interpreters share a processor holds the time
+    shared, not the processor's busy time, so the as-run LP would understate that
+    processor's capacity (FPS over it above 100%): such plans get none."""
+    a, _ = plan("a", [("gpu", 0, 0, 4 * MS)])
+    b, _ = plan("b", [("gpu", 0, 0, 6 * MS)])
+    c, _ = plan("c", [("cpu", 0, 0, 6 * MS)])
+    shared = {m: replace(p, concurrent=True) for m, p in (("a", a), ("b", b))}
+    assert shares_concurrently(shared)
+    assert not shares_concurrently({"a": a, "b": b})  # one at a time: the LP holds
+    assert not shares_concurrently({"a": replace(a, concurrent=True),
+                                    "c": replace(c, concurrent=True)})  # no processor shared

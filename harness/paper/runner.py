@@ -6,8 +6,10 @@ composition as ``python -m harness`` (:func:`harness.experiment.session.run`), i
 when its manifest (read by :class:`~harness.reporting.runfolder.RunFolder`) says
 ``completed`` and records a config of the same digest: with ``reuse`` it is skipped.
 ``paper_spec.json`` beside it says which label and overrides asked for it. Each run's own
-printout goes to ``session.log`` in its folder; the terminal shows one progress bar over
-all runs. ``index.json`` maps every artifact to its runs (label -> folder, relative to
+printout (stdout and stderr: its tables, a seed's failure) goes to ``session.log`` in its
+folder; a terminal shows one progress bar over all runs, and a log file or pipe (no
+terminal, so no bar) one line as the runs start and one as each ends. ``index.json``
+maps every artifact to its runs (label -> folder, relative to
 ``<out>``): the notebooks read only that and the folders.
 """
 
@@ -62,7 +64,8 @@ def run_one(spec: RunSpec, folder: Path, reuse: bool) -> Outcome:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     try:
-        with open(folder / "session.log", "w") as log, contextlib.redirect_stdout(log):
+        with open(folder / "session.log", "w") as log, contextlib.redirect_stdout(log), \
+                contextlib.redirect_stderr(log):
             session.run(list(spec.overrides), folder, report=False)
     except Exception as exc:  # one run's failure must not lose the others
         return Outcome(spec, folder, "failed", time.monotonic() - start,
@@ -90,14 +93,21 @@ def run_all(specs: list[RunSpec], out: Path, reuse: bool = True,
     outcomes: dict[str, Outcome] = {}
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
+    plain = not console.is_terminal  # (no bar is drawn: a line per run instead)
+    if plain:
+        console.print(f"{len(todo)} runs into {out / 'runs'} (each run's printout: "
+                      f"session.log in its folder)")
     with Progress(*columns, console=console, redirect_stdout=False) as progress:
         task = progress.add_task("runs", total=len(todo))
-        for spec in todo:
+        for n, spec in enumerate(todo, 1):
             progress.update(task, description=f"run {spec.label:<32}")
             outcome = run_one(spec, out / "runs" / spec.folder_name, reuse)
             outcomes[spec.digest] = outcome
             if outcome.status == "failed":
                 console.print(f"[red]{spec.label} failed[/red]: {outcome.error}")
+            elif plain:
+                console.print(f"run {n}/{len(todo)} {spec.label}: {outcome.status} "
+                              f"({outcome.seconds:.0f} s)", highlight=False)
             progress.advance(task)
     return outcomes
 

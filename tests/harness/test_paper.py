@@ -4,6 +4,7 @@ comparison rows and the HTML report (the notebooks themselves: ``tests/notebooks
 from __future__ import annotations
 
 import base64
+import io
 import json
 import math
 import subprocess
@@ -13,6 +14,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from rich.console import Console
 
 from harness.paper import build, nb, plan, runner
 from harness.paper.nb import Row
@@ -257,3 +259,21 @@ def test_under_the_driver_a_missing_index_is_an_error(tmp_path: Path,
     with pytest.raises(RuntimeError, match="lists no runs for fig9"):
         nb.runs("fig9")
     assert not (tmp_path / "runs").exists()  # no fast runs stood in
+
+
+def test_without_a_terminal_each_run_is_one_line_and_its_printout_stays_in_its_log(
+        tmp_path: Path) -> None:
+    """Into a file or pipe no progress bar is drawn: a line says how many runs, one line per
+    run as it ends; the run's own stderr (a seed's failure) goes to its ``session.log``."""
+    out = io.StringIO()
+    spec = tiny_spec()
+    bad = plan.RunSpec(spec.artifact, "k50pro/oom", (*spec.overrides[:-1], "run=[band]",
+                                                   "device.twin.memory_budget_mb=1"))
+    outcomes = runner.run_all([spec, bad], tmp_path, console=Console(file=out, width=200))
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("2 runs into ")
+    assert lines[1].startswith("run 1/2 k50pro/tiny: ran (")
+    assert lines[2].startswith("run 2/2 k50pro/oom: ")
+    log = (outcomes[bad.digest].folder / "session.log").read_text()
+    assert "failed: out of memory" in log
+    assert "out of memory" not in out.getvalue()

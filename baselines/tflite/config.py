@@ -38,6 +38,11 @@ class TfliteConf(BaselineConf):
     # a processor run concurrently (the device shares it); false: one at a time per processor
     concurrent: bool = True
 
+    def fixed_processor(self, model: str, quantized: bool, processors: Sequence[str]) -> str:
+        """:func:`fixed_processor` of this config (what a device running the stock tool
+        calls: a device imports no baseline)."""
+        return fixed_processor(self, model, quantized, processors)
+
 
 def fixed_processor(conf: TfliteConf, model: str, quantized: bool,
                     processors: Sequence[str]) -> str:

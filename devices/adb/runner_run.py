@@ -50,7 +50,6 @@ from devices.adb.runner_sensors import field_files, readable, sensors_lines, wri
 from devices.adb.runner_watch import LogTail, RunnerProcess, Watch, failure, watch
 from devices.adb.slices import PhoneSlices
 from devices.adb.transport import PhoneLost
-from harness.config.schema import CLOSED_LOOPS
 from harness.seams.device import PolicyRun, RowSink
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
@@ -96,7 +95,7 @@ class RunnerRun:
         # (a closed loop the runner generates itself, named as the arrival; "": an open loop,
         # the shipped arrivals)
         arrival = run.scenario.arrival
-        closed = str(arrival.value) if arrival in CLOSED_LOOPS else ""
+        closed = str(arrival.value) if arrival.closed else ""
         if closed == "stream" and run.scenario.streams_per_model != 1:
             raise UserError("the runner runs one closed loop per model: scenario."
                             "streams_per_model must be 1 on a phone")

@@ -23,7 +23,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from baselines.tflite.config import fixed_processor
 from devices.adb.deploy import check_binary
 from devices.adb.measure import Measurement
 from devices.adb.phone import Phone
@@ -37,9 +36,9 @@ from harness.seams.errors import UserError
 
 
 def processor_of(conf: Any, model: str, quantized: bool, processors: list[str]) -> str:
-    """The processor the tflite baseline's config names for ``model`` (``quantized``: an
-    8-bit model) on a phone with ``processors``."""
-    return fixed_processor(conf, model, quantized, processors)
+    """The processor the tflite baseline's config (``TfliteConf``: its own rule) names for
+    ``model`` (``quantized``: an 8-bit model) on a phone with ``processors``."""
+    return str(conf.fixed_processor(model, quantized, processors))
 
 
 def binary(phone: Phone, what: str) -> tuple[str, str]:

@@ -44,10 +44,11 @@ class Arrival(Enum):
     #: open loop, exponential inter-arrival times with mean 1/fps per model
     poisson = "poisson"
 
-
-#: the closed loops: traffic issued as requests end, so a device's own runner generates it
-#: (an open loop's arrivals are computed beforehand and shipped)
-CLOSED_LOOPS = (Arrival.frames, Arrival.stream)
+    @property
+    def closed(self) -> bool:
+        """A closed loop: requests issued as earlier ones end, so a device's own runner
+        generates them (an open loop's arrivals are computed beforehand and shipped)."""
+        return self in (Arrival.frames, Arrival.stream)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.config.schema import CLOSED_LOOPS, RunConf
+from harness.config.schema import RunConf
 from harness.experiment.bounds import Timings
 from harness.replay.phone import check_phone_trace
 from harness.replay.record import Recorder
@@ -56,7 +56,7 @@ def header_of(policy: Policy, name: str, processors: tuple[Processor, ...],
 
 def open_loop_arrivals(traffic: Traffic) -> list[Request]:
     """Every request ``traffic`` issues, in arrival order (open loops: no completions)."""
-    if traffic.scenario.arrival in CLOSED_LOOPS:
+    if traffic.scenario.arrival.closed:
         return []
     issued: list[Request] = []
     while (t := traffic.next_arrival_ns()) is not None:

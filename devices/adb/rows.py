@@ -38,6 +38,8 @@ class ToolRun:
     lost: bool = False
     start_ns: int = -1
     end_ns: int = -1
+    #: where on the phone its shell writes the tool's process id ("": nowhere)
+    pid_file: str = ""
 
     @property
     def output(self) -> str:

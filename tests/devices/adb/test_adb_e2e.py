@@ -157,10 +157,10 @@ def test_adbd_killed_mid_run(args: list[str], adb_server: AdbServer, adbd: Adbd,
                            (run.sensors["processor"] == "device")]) > 0  # power kept
 
 
-def tool_pids(phone: FakePhone) -> list[int]:
-    """The process ids the ``benchmark_model`` shells of the latest ``tflite_stock`` run wrote
-    on the phone (a file still empty counts as missing)."""
-    folders = sorted((phone.root / "data/local/tmp/adms-harness/runs").glob("tflite_stock_*"))
+def tool_pids(phone: FakePhone, baseline: str) -> list[int]:
+    """The process ids the tools' shells of ``baseline``'s latest run wrote on the phone (a
+    file still empty counts as missing)."""
+    folders = sorted((phone.root / "data/local/tmp/adms-harness/runs").glob(f"{baseline}_*"))
     texts = [f.read_text().strip() for f in folders[-1].glob("*.pid")] if folders else []
     return [int(t) for t in texts if t.isdigit()]
 
@@ -173,17 +173,19 @@ def running(pid: int) -> bool:
     return True
 
 
+@pytest.mark.parametrize(("baseline", "count"), [("tflite_stock", 3), ("band_stock", 1)])
 def test_an_interrupted_host_stops_the_stock_tools_on_the_phone(
-        args: list[str], adb_server: AdbServer, phone: FakePhone, tmp_path: Path) -> None:
-    """SIGINT while the three ``benchmark_model`` processes run (for a minute): exit 130,
-    ``interrupted``, and every tool killed on the phone by the process id its shell wrote,
-    not left running until the phone's ``timeout``."""
-    run_args = [*args, "run=[tflite_stock]", "scenario.duration_s=60"]
+        baseline: str, count: int, args: list[str], adb_server: AdbServer, phone: FakePhone,
+        tmp_path: Path) -> None:
+    """SIGINT while the tools run (three ``benchmark_model`` processes, or ``band_benchmark``,
+    for a minute): exit 130, ``interrupted``, and every tool killed on the phone by the
+    process id its shell wrote, not left running until the phone's ``timeout``."""
+    run_args = [*args, f"run=[{baseline}]", "scenario.duration_s=60"]
     proc = subprocess.Popen(run_args, cwd=REPO, env=env_for(adb_server, phone),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: len(tool_pids(phone)) == 3, proc, "three tools' process ids")
-        pids = tool_pids(phone)
+        wait_for(lambda: len(tool_pids(phone, baseline)) == count, proc, "the tools' ids")
+        pids = tool_pids(phone, baseline)
         assert all(running(pid) for pid in pids)
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=WAIT_S)

@@ -181,8 +181,10 @@ def run_band(phone: Phone, run: BaselineRun, sink: RowSink, paths: Mapping[str, 
         local = Path(tmp) / "band_config.json"
         local.write_text(json.dumps(config, indent=2))
         remote = phone.deployer.deploy(local)
+        pid_file = posixpath.join(measurement.folder, "band_benchmark.pid")
         tool = ToolRun("band_benchmark", "", "", "band",
-                       tool_command(exe, [remote], phone.conf.remote_dir))
+                       tool_command(exe, [remote], phone.conf.remote_dir, pid_file),
+                       pid_file=pid_file)
         run_all(phone.transport, [tool], limit, measurement.run_clock, run.progress)
         trace = _pull_trace(phone, tool, log_path)
     by_graph = dict(zip(graphs, run.scenario.models, strict=True))

@@ -38,6 +38,11 @@ class ToolRun:
     lost: bool = False
     start_ns: int = -1
     end_ns: int = -1
+    #: where on the phone its shell writes the tool's process id ("": nowhere)
+    pid_file: str = ""
+    #: its shell returned (not its thread's ``is_alive``: a KeyboardInterrupt in ``join``
+    #: marks a running thread stopped, CPython 3.11's ``Thread._wait_for_tstate_lock``)
+    ended: bool = False
 
     @property
     def output(self) -> str:

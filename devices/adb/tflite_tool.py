@@ -72,11 +72,15 @@ def benchmark_flags(graph: str, block: AdbProcessorBlock, timing: Timing, tools:
     return flags + list(block.extra_flags)
 
 
-def tool_command(binary: str, args: list[str], workdir: str) -> str:
+def tool_command(binary: str, args: list[str], workdir: str, pid_file: str) -> str:
     """The shell text that runs a tool, printing its start and end time on the phone and
-    exiting with its exit code."""
+    exiting with its exit code. The tool runs in the background and its process id goes to
+    ``pid_file`` before the shell waits for it, so the host can kill it by that id
+    (:func:`devices.adb.tools.run_all`, when the host is interrupted). POSIX sh: Android's
+    mksh runs it."""
     run = " ".join(shlex.quote(a) for a in [binary, *args])
-    return (f"cd {shlex.quote(workdir)} && echo {START} $(date +%s%N); {run}; rc=$?; "
+    return (f"cd {shlex.quote(workdir)} && echo {START} $(date +%s%N); {run} & pid=$!; "
+            f"echo $pid > {shlex.quote(pid_file)}; wait $pid; rc=$?; "
             f"echo {END} $(date +%s%N); exit $rc")
 
 

@@ -18,11 +18,13 @@ so it writes ``phone_runs`` (and ``phone_ops``) rows, and no ``requests``.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from devices.adb.config import AdbProcessorConf
 from devices.adb.deploy import check_binary
 from devices.adb.measure import Measurement
 from devices.adb.phone import Phone
@@ -51,18 +53,28 @@ def binary(phone: Phone, what: str) -> tuple[str, str]:
     return phone.deployer.deploy(Path(local), executable=True), abi
 
 
-def tool_runs(phone: Phone, conf: Any, models: Mapping[str, str], exe: str,
-              timing: Timing, quantized: Mapping[str, bool]) -> list[ToolRun]:
-    """One ``benchmark_model`` process per model (``models``: phone paths; ``quantized``:
-    which are 8-bit), each on the processor ``conf`` (a ``TfliteConf``) names for it."""
-    runs = []
+def placements(phone: Phone, conf: Any, quantized: Mapping[str, bool]
+               ) -> dict[str, AdbProcessorConf]:
+    """The processor ``conf`` (a ``TfliteConf``) names for each model (``quantized``: which
+    are 8-bit)."""
     names = [p.name for p in phone.conf.processors]
+    return {model: phone.processor(processor_of(conf, model, q, names))
+            for model, q in quantized.items()}
+
+
+def tool_runs(phone: Phone, placed: Mapping[str, AdbProcessorConf], models: Mapping[str, str],
+              exe: str, timing: Timing, folder: str) -> list[ToolRun]:
+    """One ``benchmark_model`` process per model (``models``: phone paths), each on its
+    processor in ``placed``, writing its process id into the phone's run ``folder``."""
+    runs = []
     for model, remote in models.items():
-        proc = phone.processor(processor_of(conf, model, quantized[model], names))
+        proc = placed[model]
         flags = benchmark_flags(remote, proc.adb, timing, phone.conf.tools)
-        command = tool_command(exe, flags, phone.conf.remote_dir)
+        pid_file = posixpath.join(folder, f"benchmark_model_{model}.pid")
+        command = tool_command(exe, flags, phone.conf.remote_dir, pid_file)
         runs.append(ToolRun("benchmark_model", model, proc.name, proc.adb.delegate.value,
-                            command, proc.adb.threads, timing.run_frequency_hz))
+                            command, proc.adb.threads, timing.run_frequency_hz,
+                            pid_file=pid_file))
     return runs
 
 
@@ -72,10 +84,11 @@ def run_vanilla(phone: Phone, run: BaselineRun, sink: RowSink, paths: Mapping[st
     timing = timing_for(run.scenario)
     exe, abi = binary(phone, "benchmark_model")
     models = {m: phone.deployer.deploy(paths[m]) for m in run.scenario.models}
-    quantized = {m: read_tflite(paths[m], m).is_quantized for m in models}
-    runs = tool_runs(phone, run.conf, models, exe, timing, quantized)
+    placed = placements(phone, run.conf, {m: read_tflite(paths[m], m).is_quantized
+                                          for m in models})
     limit = timing.warmup_s + timing.duration_s + phone.conf.tools.grace_s
     with Measurement(phone, run.name, run.seed, sink, limit) as measurement:
+        runs = tool_runs(phone, placed, models, exe, timing, measurement.folder)
         run_all(phone.transport, runs, limit, measurement.run_clock, run.progress)
     statuses = write_rows(run, runs, sink)
     facts = {"runner": "benchmark_model", "binary_abi": abi, "timing": asdict(timing),

@@ -14,6 +14,7 @@ the sensor loop samples (:class:`devices.adb.measure.Measurement`).
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,9 +110,10 @@ class Profiler:
         proc = self.phone.processor(s.processor)
         remote = self.phone.deployer.deploy(self.slice_file(s))
         flags = benchmark_flags(remote, proc.adb, timing, self.phone.conf.tools)
-        command = tool_command(self.exe, flags, self.phone.conf.remote_dir)
+        pid_file = posixpath.join(self.phone.conf.remote_dir, "calibrate_tool.pid")
+        command = tool_command(self.exe, flags, self.phone.conf.remote_dir, pid_file)
         return ToolRun("benchmark_model", s.model, proc.name, proc.adb.delegate.value, command,
-                       proc.adb.threads)
+                       proc.adb.threads, pid_file=pid_file)
 
     def limit_s(self, timing: Timing) -> float:
         return timing.warmup_s + timing.duration_s + self.phone.conf.tools.grace_s

@@ -13,11 +13,14 @@ driver). The models are the tiny test models under the FRS models' names. Checke
 * each fault (the adbd killed mid-run, a stalled tool, a truncated output, a non-zero exit, a
   failed push, a missing binary, a serial not connected, a host-only baseline) ends with one
   ``error:`` line and exit code 2, and everything measured before it is in the run folder.
+* the host interrupted (SIGINT) while the tools run exits 130 and kills them on the phone.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -152,6 +155,51 @@ def test_adbd_killed_mid_run(args: list[str], adb_server: AdbServer, adbd: Adbd,
     assert len(run.sensors[run.sensors["baseline"] == "tflite_stock"]) > 0
     assert len(run.sensors[(run.sensors["baseline"] == "band_stock") &
                            (run.sensors["processor"] == "device")]) > 0  # power kept
+
+
+def tool_pids(phone: FakePhone, baseline: str) -> list[int]:
+    """The process ids the tools' shells of ``baseline``'s latest run wrote on the phone (a
+    file still empty counts as missing)."""
+    folders = sorted((phone.root / "data/local/tmp/adms-harness/runs").glob(f"{baseline}_*"))
+    texts = [f.read_text().strip() for f in folders[-1].glob("*.pid")] if folders else []
+    return [int(t) for t in texts if t.isdigit()]
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("baseline", "count"), [("tflite_stock", 3), ("band_stock", 1)])
+def test_an_interrupted_host_stops_the_stock_tools_on_the_phone(
+        baseline: str, count: int, args: list[str], adb_server: AdbServer, phone: FakePhone,
+        tmp_path: Path) -> None:
+    """SIGINT while the tools run (three ``benchmark_model`` processes, or ``band_benchmark``,
+    for a minute): exit 130, ``interrupted``, and every tool killed on the phone by the
+    process id its shell wrote, not left running until the phone's ``timeout``."""
+    run_args = [*args, f"run=[{baseline}]", "scenario.duration_s=60"]
+    proc = subprocess.Popen(run_args, cwd=REPO, env=env_for(adb_server, phone),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: len(tool_pids(phone, baseline)) == count, proc, "the tools' ids")
+        pids = tool_pids(phone, baseline)
+        assert all(running(pid) for pid in pids)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr[-3000:]
+    manifest = load_run(tmp_path / "run").manifest
+    assert manifest["status"] == "interrupted" and manifest["signal"] == "SIGINT"
+    deadline = time.monotonic() + 10.0
+    while (left := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left, f"tools still running on the phone: {left}"
 
 
 def run_in_process(args: list[str], phone: FakePhone, monkeypatch: pytest.MonkeyPatch,

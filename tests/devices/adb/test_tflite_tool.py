@@ -4,6 +4,8 @@ becomes (:mod:`devices.adb.tflite_tool`, :mod:`devices.adb.rows`)."""
 from __future__ import annotations
 
 import math
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +16,7 @@ from devices.adb.rows import ToolRun, benchmark_row, op_rows, status_of
 from devices.adb.tflite_output import parse_benchmark_output
 from devices.adb.tflite_tool import Timing, benchmark_flags, marker_ns, timing_for, tool_command
 from devices.adb.transport import ShellResult
-from devices.adb.vanilla import tool_runs
+from devices.adb.vanilla import placements, tool_runs
 from devices.processors import SupportRules
 from harness.config.schema import Arrival, ScenarioConf
 from harness.seams.errors import UserError
@@ -53,11 +55,26 @@ def test_timing_from_the_scenario() -> None:
 
 
 def test_the_command_marks_start_and_end_on_the_phone() -> None:
-    command = tool_command("/d/bm", ["--graph=/d/a b.tflite"], "/d")
-    assert command.startswith("cd /d && echo @@t0 $(date +%s%N); /d/bm '--graph=/d/a b.tflite';")
+    command = tool_command("/d/bm", ["--graph=/d/a b.tflite"], "/d", "/d/runs/r/bm.pid")
+    assert command.startswith("cd /d && echo @@t0 $(date +%s%N); /d/bm '--graph=/d/a b.tflite' &")
     assert command.endswith("rc=$?; echo @@t1 $(date +%s%N); exit $rc")
     assert marker_ns("x\n@@t0 1700000000123456789\n", "@@t0") == 1700000000123456789
     assert marker_ns("@@t0 %N\n", "@@t0") is None
+
+
+def test_the_command_writes_the_tools_process_id_and_keeps_its_exit_code(
+        tmp_path: Path) -> None:
+    """Run by a POSIX sh (the fake phone's, as Android's mksh would): the markers around the
+    tool's output, the tool's own process id in the pid file, the tool's exit code."""
+    pid_file = tmp_path / "tool.pid"
+    tool = ["sh", "-c", "echo tool $$; exit 3"]
+    command = tool_command(tool[0], tool[1:], str(tmp_path), str(pid_file))
+    done = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True,
+                          timeout=30, check=False)
+    lines = done.stdout.split()
+    assert done.returncode == 3, done.stderr
+    assert lines[0] == "@@t0" and lines[2:4] == ["tool", pid_file.read_text().strip()]
+    assert lines[4] == "@@t1" and int(lines[5]) >= int(lines[1])
 
 
 def run_with(output: str, code: int) -> ToolRun:
@@ -103,7 +120,8 @@ def test_each_model_goes_where_the_tflite_baselines_fixed_placement_puts_it(
                         quantized_processors=["dsp", "npu"], processor_map={"mapped": "cpu"})
     models = {m: f"/d/{m}.tflite" for m in ("q8", "float", "mapped")}
     quantized = {"q8": True, "float": False, "mapped": True}
-    runs = tool_runs(phone, tflite, models, "/d/benchmark_model", Timing(0.0, 1.0), quantized)
+    runs = tool_runs(phone, placements(phone, tflite, quantized), models, "/d/benchmark_model",
+                     Timing(0.0, 1.0), "/d/runs/r")
     assert {r.model: r.processor for r in runs} == {"q8": "npu", "float": "gpu", "mapped": "cpu"}
     assert {r.model: r.delegate for r in runs} == {"q8": "nnapi", "float": "gpu",
                                                    "mapped": "cpu"}

@@ -76,10 +76,14 @@ def tool_command(binary: str, args: list[str], workdir: str, pid_file: str) -> s
     """The shell text that runs a tool, printing its start and end time on the phone and
     exiting with its exit code. The tool runs in the background and its process id goes to
     ``pid_file`` before the shell waits for it, so the host can kill it by that id
-    (:func:`devices.adb.tools.run_all`, when the host is interrupted). POSIX sh: Android's
-    mksh runs it."""
+    (:func:`devices.adb.tools.run_all`, when the host is interrupted). The phone's
+    ``timeout`` (toybox's) signals only the shell it started, so the shell passes a TERM,
+    INT or HUP on to the tool before it exits (a ``wait`` returns as soon as a trapped
+    signal comes, POSIX; as TERM, so the tool may clean up): a timed-out tool does not outlive
+    its time. POSIX sh: Android's mksh runs it."""
     run = " ".join(shlex.quote(a) for a in [binary, *args])
     return (f"cd {shlex.quote(workdir)} && echo {START} $(date +%s%N); {run} & pid=$!; "
+            f"trap 'kill $pid 2>/dev/null; exit 143' TERM INT HUP; "
             f"echo $pid > {shlex.quote(pid_file)}; wait $pid; rc=$?; "
             f"echo {END} $(date +%s%N); exit $rc")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,35 @@ def test_each_model_goes_where_the_tflite_baselines_fixed_placement_puts_it(
     assert {r.model: r.processor for r in runs} == {"q8": "npu", "float": "gpu", "mapped": "cpu"}
     assert {r.model: r.delegate for r in runs} == {"q8": "nnapi", "float": "gpu",
                                                    "mapped": "cpu"}
+
+
+def test_a_signalled_shell_takes_its_tool_with_it(tmp_path: Path) -> None:
+    """The phone's ``timeout`` signals the shell it started, not the tool the shell waits
+    for: the shell kills the tool before it exits."""
+    pid_file = tmp_path / "tool.pid"
+    command = tool_command("sleep", ["60"], str(tmp_path), str(pid_file))
+    shell = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.is_file() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline and shell.poll() is None
+            time.sleep(0.01)
+        pid = int(pid_file.read_text())
+        shell.terminate()
+        assert shell.wait(timeout=30) == 143
+        while alive(pid):
+            assert time.monotonic() < deadline, f"the tool {pid} outlived its shell"
+            time.sleep(0.01)
+    finally:
+        if shell.poll() is None:
+            shell.kill()
+            shell.wait()
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie of this process's own children does not count)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"

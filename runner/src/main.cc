@@ -41,7 +41,7 @@ Args parse_args(int argc, char** argv) {
   for (int i = 1; i < argc; i += 2) {
     std::string key = argv[i];
     if (key.rfind("--", 0) != 0 || i + 1 >= argc)
-      throw RunnerError("bad argument '" + key + "'\n" + kUsage);
+      throw UsageError("bad argument '" + key + "'\n" + kUsage);
     args[key.substr(2)] = argv[i + 1];
   }
   for (const auto& [key, value] : args) {
@@ -65,19 +65,19 @@ Args parse_args(int argc, char** argv) {
                                   "sensor-interval-ms",
                                   "sensor-log"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
-      throw RunnerError("unknown option --" + key + "\n" + kUsage);
+      throw UsageError("unknown option --" + key + "\n" + kUsage);
     }
   }
   bool profiling = args.count("profile") || args.count("profile-out");
   for (const char* required : {"plan", "slices", profiling ? "profile-out" : "log"}) {
     if (!args.count(required))
-      throw RunnerError(std::string("missing --") + required + "\n" + kUsage);
+      throw UsageError(std::string("missing --") + required + "\n" + kUsage);
   }
   if (profiling) {
-    if (!args.count("profile")) throw RunnerError(std::string("missing --profile\n") + kUsage);
+    if (!args.count("profile")) throw UsageError(std::string("missing --profile\n") + kUsage);
     for (const char* other : {"frames", "streams", "arrivals", "policy", "log", "sensors"}) {
       if (args.count(other))
-        throw RunnerError(std::string("--profile excludes --") + other + "\n" + kUsage);
+        throw UsageError(std::string("--profile excludes --") + other + "\n" + kUsage);
     }
   }
   return args;
@@ -89,7 +89,7 @@ int count(const Args& args, const std::string& key, int fallback) {
   try {
     return std::stoi(it->second);
   } catch (const std::exception&) {
-    throw RunnerError("--" + key + " wants a number, not '" + it->second + "'");
+    throw UsageError("--" + key + " wants a number, not '" + it->second + "'");
   }
 }
 
@@ -97,8 +97,8 @@ std::unique_ptr<Traffic> make_traffic(const Args& args, const Plan& plan) {
   int modes =
       static_cast<int>(args.count("frames") + args.count("streams") + args.count("arrivals"));
   if (modes != 1)
-    throw RunnerError(std::string("give exactly one of --frames, --streams, --arrivals\n") +
-                      kUsage);
+    throw UsageError(std::string("give exactly one of --frames, --streams, --arrivals\n") +
+                     kUsage);
   if (args.count("frames")) return frames_traffic(plan, count(args, "frames", 0));
   if (args.count("streams")) return streams_traffic(plan, count(args, "streams", 0));
   return arrivals_traffic(plan, args.at("arrivals"));
@@ -132,7 +132,7 @@ void write_outputs(const std::string& dir, const Plan& plan, const Executor& exe
 
 std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan, const Sensors* sensors) {
   if (!args.count("policy")) {
-    if (args.count("decisions")) throw RunnerError("--decisions needs --policy");
+    if (args.count("decisions")) throw UsageError("--decisions needs --policy");
     return std::make_unique<PlannedPolicy>(plan);
   }
   auto policy = std::make_unique<LibraryPolicy>(
@@ -145,7 +145,7 @@ std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan, const Se
 std::unique_ptr<Sensors> make_sensors(const Args& args, const Plan& plan) {
   if (!args.count("sensors")) {
     if (args.count("sensor-log") || args.count("sensor-interval-ms"))
-      throw RunnerError("--sensor-log and --sensor-interval-ms need --sensors");
+      throw UsageError("--sensor-log and --sensor-interval-ms need --sensors");
     return nullptr;
   }
   return std::make_unique<Sensors>(plan, args.at("sensors"));
@@ -195,6 +195,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::string message = e.what();
     std::cerr << "error: " << message << (message.back() == '\n' ? "" : "\n");
-    return 1;
+    return dynamic_cast<const runner::UsageError*>(&e) != nullptr ? 2 : 1;
   }
 }

@@ -4,6 +4,7 @@
 // with --profile, invokes each subgraph alone and writes their times (no traffic).
 // Any failure ends with one `error: ...` line on stderr and exit status 1; usage errors 2.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,7 +26,8 @@ namespace {
 
 const char* kUsage =
     "usage: runner --plan FILE --slices DIR --log FILE\n"
-    "              (--frames N | --streams N | --arrivals FILE)\n"
+    "              (--frames N [--in-flight K] | --streams N | --arrivals FILE)\n"
+    "              [--drop-wait-ns P]\n"
     "              [--requests FILE] [--inputs DIR] [--outputs DIR] [--warmup N]\n"
     "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n"
     "              [--policy HEADER.json [--decisions FILE]]\n"
@@ -49,6 +51,8 @@ Args parse_args(int argc, char** argv) {
                                   "slices",
                                   "log",
                                   "frames",
+                                  "in-flight",
+                                  "drop-wait-ns",
                                   "streams",
                                   "arrivals",
                                   "requests",
@@ -75,7 +79,8 @@ Args parse_args(int argc, char** argv) {
   }
   if (profiling) {
     if (!args.count("profile")) throw UsageError(std::string("missing --profile\n") + kUsage);
-    for (const char* other : {"frames", "streams", "arrivals", "policy", "log", "sensors"}) {
+    for (const char* other : {"frames", "in-flight", "drop-wait-ns", "streams", "arrivals",
+                              "policy", "log", "sensors"}) {
       if (args.count(other))
         throw UsageError(std::string("--profile excludes --") + other + "\n" + kUsage);
     }
@@ -93,14 +98,43 @@ int count(const Args& args, const std::string& key, int fallback) {
   }
 }
 
-std::unique_ptr<Traffic> make_traffic(const Args& args, const Plan& plan) {
+// `--key`'s whole value as an integer of at least `least` (`fallback` when absent)
+int64_t at_least(const Args& args, const std::string& key, int64_t least, int64_t fallback,
+                 const std::string& what) {
+  auto it = args.find(key);
+  if (it == args.end()) return fallback;
+  std::size_t used = 0;
+  int64_t value = least - 1;
+  try {
+    value = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != it->second.size() || used == 0 || value < least)
+    throw UsageError("--" + key + " wants " + what + " (an integer >= " + std::to_string(least) +
+                     "), not '" + it->second + "'");
+  return value;
+}
+
+ClosedLoop closed_loop(const Args& args) {
+  if (args.count("in-flight") && !args.count("frames"))
+    throw UsageError("--in-flight goes with --frames only (frames outstanding at once)");
+  if (args.count("drop-wait-ns") && args.count("arrivals"))
+    throw UsageError("--drop-wait-ns goes with --frames or --streams only (closed loops)");
+  ClosedLoop loop;
+  loop.in_flight = at_least(args, "in-flight", 1, 1, "the frames outstanding at once");
+  loop.drop_wait_ns = at_least(args, "drop-wait-ns", 0, 0, "the wait after a drop in ns");
+  return loop;
+}
+
+std::unique_ptr<Traffic> make_traffic(const Args& args, const Plan& plan, const ClosedLoop& loop) {
   int modes =
       static_cast<int>(args.count("frames") + args.count("streams") + args.count("arrivals"));
   if (modes != 1)
     throw UsageError(std::string("give exactly one of --frames, --streams, --arrivals\n") +
                      kUsage);
-  if (args.count("frames")) return frames_traffic(plan, count(args, "frames", 0));
-  if (args.count("streams")) return streams_traffic(plan, count(args, "streams", 0));
+  if (args.count("frames")) return frames_traffic(plan, count(args, "frames", 0), loop);
+  if (args.count("streams")) return streams_traffic(plan, count(args, "streams", 0), loop);
   return arrivals_traffic(plan, args.at("arrivals"));
 }
 
@@ -166,9 +200,10 @@ int profile(const Args& args, const Plan& plan) {
 
 int run(int argc, char** argv) {
   Args args = parse_args(argc, argv);
+  ClosedLoop loop = closed_loop(args);
   Plan plan = read_plan(args.at("plan"));
   if (args.count("profile")) return profile(args, plan);
-  auto traffic = make_traffic(args, plan);
+  auto traffic = make_traffic(args, plan, loop);
   auto sensors = make_sensors(args, plan);
   auto policy = make_policy(args, plan, sensors.get());
   LiteRtRuntime runtime(folders_of(args));

@@ -8,11 +8,13 @@ and hands over its decision trace header (:class:`~harness.seams.device.PolicyRu
    arrivals; push them by content hash;
 2. in a :class:`~devices.adb.measure.Measurement` (sensor loop, power, conditioning), run
    ``runner --policy HEADER --decisions TRACE --log JOBS --requests REQUESTS`` with the
-   traffic (``--arrivals``; or a closed loop, ``--frames``/``--streams``, which counts
-   requests, not time: it is given more than it can run and stopped :data:`DRAIN_S` after
-   the traffic's time, and only the requests issued within that time become rows, as the
-   runtime issues none after it), watched from the host (:mod:`devices.adb.runner_watch`:
-   progress, stalls, logs copied as they grow);
+   traffic (``--arrivals``; or a closed loop, ``--frames``/``--streams``, run as the
+   runtime's traffic runs it: ``scenario.frames_in_flight`` frames outstanding
+   (``--in-flight``) and one camera period after a drop (``--drop-wait-ns``,
+   :func:`drop_wait_ns`); it counts requests, not time: it is given more than it can run and
+   stopped :data:`DRAIN_S` after the traffic's time, and only the requests issued within
+   that time become rows, as the runtime issues none after it), watched from the host
+   (:mod:`devices.adb.runner_watch`: progress, stalls, logs copied as they grow);
 3. write ``requests`` and ``subgraphs`` rows from the complete lines of its logs
    (:mod:`devices.adb.runner_logs`) on the run's clock (0: the traffic's start) as they come
    to the host (:mod:`devices.adb.runner_rows`: a request's rows once all its lines are
@@ -63,6 +65,20 @@ MOST = 1_000_000_000
 DRAIN_S = 2.0
 
 
+def drop_wait_ns(scenario: Any) -> int:
+    """A closed-loop client's wait after a drop: one camera period, the very integer the
+    runtime's traffic waits (``harness.runtime.traffic.Traffic._skip``)."""
+    return int(NS_PER_S / scenario.fps)
+
+
+def closed_loop_flags(scenario: Any) -> list[str]:
+    """The runner's flags of the scenario's closed loop (``frames`` or ``stream``)."""
+    wait = ["--drop-wait-ns", str(drop_wait_ns(scenario))]
+    if str(scenario.arrival.value) == "frames":  # (a device names no run config's types)
+        return ["--frames", str(MOST), "--in-flight", str(scenario.frames_in_flight), *wait]
+    return ["--streams", str(MOST), *wait]
+
+
 def span_s_of(run: PolicyRun) -> float:
     """The traffic's time: warm-up and duration, s."""
     return float(run.scenario.warmup_s + run.scenario.duration_s)
@@ -102,7 +118,7 @@ class RunnerRun:
         shipped = RunnerTraffic(tuple(run.plans), closed, run.arrivals, run.slo_ns)
         if not closed:
             return shipped, []
-        return shipped, ["--frames" if closed == "frames" else "--streams", str(MOST)]
+        return shipped, closed_loop_flags(run.scenario)
 
     def sensors(self, folder: str) -> list[str]:
         """Write the runner's sensors file in ``folder``: its flags."""
@@ -157,7 +173,7 @@ class RunnerRun:
         facts = {"runner": "runner", "binary_abi": self.runner.abi,
                  "runner_binary": self.runner.local, "closed_loop": flags[:1],
                  "stopped_after_s": stop_s if proc.stopped else None,
-                 "frames_in_flight": 1 if flags[:1] == ["--frames"] else None,
+                 **self.loop_facts(run, flags),
                  "traffic_start_phone_ns": live.t0_ns, "end_ns": written.end_ns,
                  "requests": written.statuses, "subgraph_rows": written.subgraphs,
                  "late_job_lines": written.late_jobs,
@@ -165,6 +181,14 @@ class RunnerRun:
                  "decisions": self._replay(run, proc)}
         self._raise(run, proc, limit)
         return facts
+
+    @staticmethod
+    def loop_facts(run: PolicyRun, flags: list[str]) -> dict[str, int | None]:
+        """The closed loop's frames outstanding (frames) and wait after a drop, ns (None:
+        not that loop)."""
+        frames = flags[:1] == ["--frames"]
+        return {"frames_in_flight": run.scenario.frames_in_flight if frames else None,
+                "drop_wait_ns": drop_wait_ns(run.scenario) if flags else None}
 
     @staticmethod
     def _clock(live: LiveRows, measurement: Measurement) -> None:

@@ -84,6 +84,7 @@ void Executor::run(Traffic& traffic, Policy& policy, RunLog& log) {
   step(realtime_ns());
   while (!over()) {
     int64_t deadline = std::min(traffic.next_ns(), flush_at);
+    waiting_until_ = deadline;
     wake_.wait_until(lock, std::chrono::system_clock::time_point(
                                std::chrono::duration_cast<std::chrono::system_clock::duration>(
                                    std::chrono::nanoseconds(deadline))));
@@ -140,7 +141,8 @@ void Executor::complete(Completion c) {
   } catch (const std::exception& e) {
     error_ = e.what();
   }
-  if (over()) wake_.notify_one();
+  // (the end, or a closed loop's release after a drop wait, sooner than run() sleeps until)
+  if (over() || run_.traffic->next_ns() < waiting_until_) wake_.notify_one();
 }
 
 void Executor::step(int64_t now_ns) {
@@ -149,7 +151,7 @@ void Executor::step(int64_t now_ns) {
     admit(run_.traffic->due(now_ns), now_ns);
     out = Outcome();
     run_.policy->decide(now_ns, out);
-    apply(out);
+    apply(out, now_ns);
   } while (!out.drops.empty());
 }
 
@@ -157,26 +159,26 @@ void Executor::admit(const std::vector<Release>& releases, int64_t now_ns) {
   for (const Release& r : releases) {
     int64_t id = next_id_++;
     Request& request = requests_[id];
-    request.model = r.model;
-    request.arrival_ns = r.arrival_ns;
+    request.released = r;
     request.tensors = inputs_[r.model];
     run_.policy->arrive({id, r.model, r.arrival_ns, r.frame_id, r.stream}, now_ns);
   }
 }
 
-void Executor::apply(const Outcome& out) {
-  for (int64_t id : out.drops) drop(id);
+void Executor::apply(const Outcome& out, int64_t now_ns) {
+  for (int64_t id : out.drops) drop(id, now_ns);
   for (const Start& start : out.starts) send(start);
 }
 
-void Executor::drop(int64_t id) {
+void Executor::drop(int64_t id, int64_t now_ns) {
   auto it = requests_.find(id);
   if (it == requests_.end() || it->second.running) {
     throw RunnerError("the policy dropped request " + std::to_string(id) +
                       ", which is not waiting");
   }
-  run_.log->request(plan_, id, it->second.model, it->second.arrival_ns, -1);
-  run_.traffic->completed(it->second.model);
+  const Release& released = it->second.released;
+  run_.log->request(plan_, id, released.model, released.arrival_ns, -1);
+  run_.traffic->completed(released, true, now_ns);
   requests_.erase(it);
 }
 
@@ -188,8 +190,8 @@ void Executor::send(const Start& start) {
   }
   Request& request = it->second;
   const SubgraphSpec& sg = plan_.subgraphs[start.subgraph];
-  const ModelSpec& model = plan_.models[request.model];
-  if (sg.model != request.model || sg.first_unit != request.next_unit) {
+  const ModelSpec& model = plan_.models[request.released.model];
+  if (sg.model != request.released.model || sg.first_unit != request.next_unit) {
     throw RunnerError("the policy started " + plan_.models[sg.model].name + " subgraph " +
                       std::to_string(sg.index) + " for request " + std::to_string(start.request) +
                       ", whose next is " + model.name + " unit " +
@@ -228,14 +230,15 @@ void Executor::finish(const Completion& c, int64_t now_ns) {
   Outcome out;
   run_.policy->complete({c.request, c.subgraph, c.start_ns, c.end_ns, true}, now_ns, out);
   request.next_unit = sg.last_unit + 1;
-  if (request.next_unit == plan_.models[request.model].num_units) {
-    run_.log->request(plan_, c.request, request.model, request.arrival_ns, c.end_ns);
-    auto& outputs = last_outputs_[request.model];
-    for (int t : plan_.models[request.model].outputs) outputs[t] = request.tensors.at(t);
-    run_.traffic->completed(request.model);
+  const Release& released = request.released;
+  if (request.next_unit == plan_.models[released.model].num_units) {
+    run_.log->request(plan_, c.request, released.model, released.arrival_ns, c.end_ns);
+    auto& outputs = last_outputs_[released.model];
+    for (int t : plan_.models[released.model].outputs) outputs[t] = request.tensors.at(t);
+    run_.traffic->completed(released, false, now_ns);
     requests_.erase(c.request);
   }
-  apply(out);
+  apply(out, now_ns);
 }
 
 }  // namespace runner

@@ -6,10 +6,11 @@
 // (then admit and ask again, as dropped closed-loop requests release others), all under the
 // mutex after the worker's job ended, so no worker waits on a decision in the middle of a
 // job. A hand-over thus costs one thread wake-up (the next worker's). The calling thread only
-// admits timed arrivals and waits for the end. A request holds its tensors by source index
-// and runs whichever subgraph the policy starts at its next unit, one at a time; it is
-// finished when a subgraph ending at its model's last unit completes. A worker runs one job
-// at a time (a concurrent policy's jobs in turn).
+// admits timed arrivals (and closed-loop requests waiting after a drop: a completion that
+// schedules one sooner than the thread sleeps until wakes it) and waits for the end. A
+// request holds its tensors by source index and runs whichever subgraph the policy starts at
+// its next unit, one at a time; it is finished when a subgraph ending at its model's last
+// unit completes. A worker runs one job at a time (a concurrent policy's jobs in turn).
 #pragma once
 
 #include <condition_variable>
@@ -55,8 +56,7 @@ class Executor {
 
  private:
   struct Request {
-    std::size_t model = 0;
-    int64_t arrival_ns = 0;
+    Release released;  // model, arrival, frame id, stream
     int next_unit = 0;
     bool running = false;
     std::map<int, Tensor> tensors;
@@ -73,8 +73,8 @@ class Executor {
   void finish(const Completion& c, int64_t now_ns);
   void step(int64_t now_ns);  // admit what is due, ask the policy, until nothing is dropped
   void admit(const std::vector<Release>& releases, int64_t now_ns);
-  void apply(const Outcome& out);
-  void drop(int64_t id);
+  void apply(const Outcome& out, int64_t now_ns);
+  void drop(int64_t id, int64_t now_ns);
   void send(const Start& start);
   bool over() const { return !error_.empty() || (run_.traffic->finished() && requests_.empty()); }
 
@@ -88,6 +88,7 @@ class Executor {
   std::vector<int> busy_;                // per processor: jobs sent and not completed
   int64_t next_id_ = 0;
   std::string error_;
+  int64_t waiting_until_ = 0;  // run() sleeps until then, unless woken
   std::vector<Completion>* probe_ = nullptr;      // profile(): where completions go
   std::vector<std::unique_ptr<Worker>> workers_;  // last: stopped first
 };

@@ -4,6 +4,7 @@
 // with --profile, invokes each subgraph alone and writes their times (no traffic).
 // Any failure ends with one `error: ...` line on stderr and exit status 1; usage errors 2.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,7 +26,8 @@ namespace {
 
 const char* kUsage =
     "usage: runner --plan FILE --slices DIR --log FILE\n"
-    "              (--frames N | --streams N | --arrivals FILE)\n"
+    "              (--frames N [--in-flight K] | --streams N | --arrivals FILE)\n"
+    "              [--drop-wait-ns P]\n"
     "              [--requests FILE] [--inputs DIR] [--outputs DIR] [--warmup N]\n"
     "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n"
     "              [--policy HEADER.json [--decisions FILE]]\n"
@@ -41,7 +43,7 @@ Args parse_args(int argc, char** argv) {
   for (int i = 1; i < argc; i += 2) {
     std::string key = argv[i];
     if (key.rfind("--", 0) != 0 || i + 1 >= argc)
-      throw RunnerError("bad argument '" + key + "'\n" + kUsage);
+      throw UsageError("bad argument '" + key + "'\n" + kUsage);
     args[key.substr(2)] = argv[i + 1];
   }
   for (const auto& [key, value] : args) {
@@ -49,6 +51,8 @@ Args parse_args(int argc, char** argv) {
                                   "slices",
                                   "log",
                                   "frames",
+                                  "in-flight",
+                                  "drop-wait-ns",
                                   "streams",
                                   "arrivals",
                                   "requests",
@@ -65,19 +69,20 @@ Args parse_args(int argc, char** argv) {
                                   "sensor-interval-ms",
                                   "sensor-log"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
-      throw RunnerError("unknown option --" + key + "\n" + kUsage);
+      throw UsageError("unknown option --" + key + "\n" + kUsage);
     }
   }
   bool profiling = args.count("profile") || args.count("profile-out");
   for (const char* required : {"plan", "slices", profiling ? "profile-out" : "log"}) {
     if (!args.count(required))
-      throw RunnerError(std::string("missing --") + required + "\n" + kUsage);
+      throw UsageError(std::string("missing --") + required + "\n" + kUsage);
   }
   if (profiling) {
-    if (!args.count("profile")) throw RunnerError(std::string("missing --profile\n") + kUsage);
-    for (const char* other : {"frames", "streams", "arrivals", "policy", "log", "sensors"}) {
+    if (!args.count("profile")) throw UsageError(std::string("missing --profile\n") + kUsage);
+    for (const char* other : {"frames", "in-flight", "drop-wait-ns", "streams", "arrivals",
+                              "policy", "log", "sensors"}) {
       if (args.count(other))
-        throw RunnerError(std::string("--profile excludes --") + other + "\n" + kUsage);
+        throw UsageError(std::string("--profile excludes --") + other + "\n" + kUsage);
     }
   }
   return args;
@@ -89,18 +94,47 @@ int count(const Args& args, const std::string& key, int fallback) {
   try {
     return std::stoi(it->second);
   } catch (const std::exception&) {
-    throw RunnerError("--" + key + " wants a number, not '" + it->second + "'");
+    throw UsageError("--" + key + " wants a number, not '" + it->second + "'");
   }
 }
 
-std::unique_ptr<Traffic> make_traffic(const Args& args, const Plan& plan) {
+// `--key`'s whole value as an integer of at least `least` (`fallback` when absent)
+int64_t at_least(const Args& args, const std::string& key, int64_t least, int64_t fallback,
+                 const std::string& what) {
+  auto it = args.find(key);
+  if (it == args.end()) return fallback;
+  std::size_t used = 0;
+  int64_t value = least - 1;
+  try {
+    value = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != it->second.size() || used == 0 || value < least)
+    throw UsageError("--" + key + " wants " + what + " (an integer >= " + std::to_string(least) +
+                     "), not '" + it->second + "'");
+  return value;
+}
+
+ClosedLoop closed_loop(const Args& args) {
+  if (args.count("in-flight") && !args.count("frames"))
+    throw UsageError("--in-flight goes with --frames only (frames outstanding at once)");
+  if (args.count("drop-wait-ns") && args.count("arrivals"))
+    throw UsageError("--drop-wait-ns goes with --frames or --streams only (closed loops)");
+  ClosedLoop loop;
+  loop.in_flight = at_least(args, "in-flight", 1, 1, "the frames outstanding at once");
+  loop.drop_wait_ns = at_least(args, "drop-wait-ns", 0, 0, "the wait after a drop in ns");
+  return loop;
+}
+
+std::unique_ptr<Traffic> make_traffic(const Args& args, const Plan& plan, const ClosedLoop& loop) {
   int modes =
       static_cast<int>(args.count("frames") + args.count("streams") + args.count("arrivals"));
   if (modes != 1)
-    throw RunnerError(std::string("give exactly one of --frames, --streams, --arrivals\n") +
-                      kUsage);
-  if (args.count("frames")) return frames_traffic(plan, count(args, "frames", 0));
-  if (args.count("streams")) return streams_traffic(plan, count(args, "streams", 0));
+    throw UsageError(std::string("give exactly one of --frames, --streams, --arrivals\n") +
+                     kUsage);
+  if (args.count("frames")) return frames_traffic(plan, count(args, "frames", 0), loop);
+  if (args.count("streams")) return streams_traffic(plan, count(args, "streams", 0), loop);
   return arrivals_traffic(plan, args.at("arrivals"));
 }
 
@@ -132,7 +166,7 @@ void write_outputs(const std::string& dir, const Plan& plan, const Executor& exe
 
 std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan, const Sensors* sensors) {
   if (!args.count("policy")) {
-    if (args.count("decisions")) throw RunnerError("--decisions needs --policy");
+    if (args.count("decisions")) throw UsageError("--decisions needs --policy");
     return std::make_unique<PlannedPolicy>(plan);
   }
   auto policy = std::make_unique<LibraryPolicy>(
@@ -145,7 +179,7 @@ std::unique_ptr<Policy> make_policy(const Args& args, const Plan& plan, const Se
 std::unique_ptr<Sensors> make_sensors(const Args& args, const Plan& plan) {
   if (!args.count("sensors")) {
     if (args.count("sensor-log") || args.count("sensor-interval-ms"))
-      throw RunnerError("--sensor-log and --sensor-interval-ms need --sensors");
+      throw UsageError("--sensor-log and --sensor-interval-ms need --sensors");
     return nullptr;
   }
   return std::make_unique<Sensors>(plan, args.at("sensors"));
@@ -166,9 +200,10 @@ int profile(const Args& args, const Plan& plan) {
 
 int run(int argc, char** argv) {
   Args args = parse_args(argc, argv);
+  ClosedLoop loop = closed_loop(args);
   Plan plan = read_plan(args.at("plan"));
   if (args.count("profile")) return profile(args, plan);
-  auto traffic = make_traffic(args, plan);
+  auto traffic = make_traffic(args, plan, loop);
   auto sensors = make_sensors(args, plan);
   auto policy = make_policy(args, plan, sensors.get());
   LiteRtRuntime runtime(folders_of(args));
@@ -195,6 +230,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::string message = e.what();
     std::cerr << "error: " << message << (message.back() == '\n' ? "" : "\n");
-    return 1;
+    return dynamic_cast<const runner::UsageError*>(&e) != nullptr ? 2 : 1;
   }
 }

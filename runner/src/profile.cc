@@ -33,7 +33,7 @@ std::string line_of(const Plan& plan, const SubgraphSpec& sg, const std::vector<
 }  // namespace
 
 void write_profile(const std::string& path, const Plan& plan, Executor& executor, int times) {
-  if (times < 1) throw RunnerError("--profile wants at least 1 run");
+  if (times < 1) throw UsageError("--profile wants at least 1 run");
   std::ofstream out(path);
   if (!out) throw RunnerError("cannot write the profile " + path);
   out << "model\tindex\tprocessor\tfirst_unit\tlast_unit\tn\tinvoke_ns_median\t"

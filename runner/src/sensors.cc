@@ -139,7 +139,7 @@ Sensors::Sensors(const Plan& plan, const std::string& path)
 Sensors::~Sensors() { stop(); }
 
 void Sensors::start(int interval_ms, const std::string& log_path) {
-  if (interval_ms < 1) throw RunnerError("--sensor-interval-ms wants at least 1");
+  if (interval_ms < 1) throw UsageError("--sensor-interval-ms wants at least 1");
   interval_ms_ = interval_ms;
   if (!log_path.empty())
     log_.emplace(log_path,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "errors.h"
@@ -11,55 +12,80 @@
 namespace runner {
 namespace {
 
+// Frames waiting for release are release times (one per frame, earliest first); a released
+// frame counts its requests not yet ended and whether one was dropped.
 class FramesTraffic : public Traffic {
  public:
-  FramesTraffic(std::size_t models, int frames) : models_(models), left_(frames) {}
-  void start(int64_t) override { open_ = left_ > 0; }
+  FramesTraffic(std::size_t models, int frames, const ClosedLoop& loop)
+      : models_(models), unscheduled_(frames), loop_(loop) {}
+  void start(int64_t now_ns) override {
+    for (int64_t k = 0; k < loop_.in_flight && unscheduled_ > 0; ++k) schedule(now_ns);
+  }
   std::vector<Release> due(int64_t now_ns) override {
     std::vector<Release> out;
-    if (!open_ || pending_ > 0) return out;
-    open_ = false;
-    --left_;
-    pending_ = models_;
-    for (std::size_t m = 0; m < models_; ++m) out.push_back({m, now_ns, frame_});
-    ++frame_;
+    while (!waiting_.empty() && *waiting_.begin() <= now_ns) {
+      int64_t at = *waiting_.begin();
+      waiting_.erase(waiting_.begin());
+      open_[frame_] = {models_, false};
+      for (std::size_t m = 0; m < models_; ++m) out.push_back({m, at, frame_});
+      ++frame_;
+    }
     return out;
   }
-  void completed(std::size_t) override {
-    if (--pending_ == 0 && left_ > 0) open_ = true;
+  void completed(const Release& released, bool dropped, int64_t now_ns) override {
+    Open& frame = open_.at(released.frame_id);
+    frame.dropped = frame.dropped || dropped;
+    if (--frame.requests > 0) return;
+    bool wait = frame.dropped;
+    open_.erase(released.frame_id);
+    if (unscheduled_ > 0) schedule(now_ns + (wait ? loop_.drop_wait_ns : 0));
   }
-  int64_t next_ns() const override { return open_ ? 0 : kNever; }
-  bool finished() const override { return left_ == 0 && !open_; }
+  int64_t next_ns() const override { return waiting_.empty() ? kNever : *waiting_.begin(); }
+  bool finished() const override { return unscheduled_ == 0 && waiting_.empty(); }
 
  private:
+  struct Open {
+    std::size_t requests = 0;  // not yet ended
+    bool dropped = false;
+  };
+  void schedule(int64_t at_ns) {
+    --unscheduled_;
+    waiting_.insert(at_ns);
+  }
+
   std::size_t models_;
-  int left_;
-  std::size_t pending_ = 0;
-  int64_t frame_ = 0;
-  bool open_ = false;
+  int unscheduled_;  // frames neither released nor waiting
+  ClosedLoop loop_;
+  std::multiset<int64_t> waiting_;
+  std::map<int64_t, Open> open_;  // released frames by id
+  int64_t frame_ = 0;             // the next frame's id
 };
 
+// Each model's next request is a release time (kNever: none waiting).
 class StreamsTraffic : public Traffic {
  public:
-  StreamsTraffic(std::size_t models, int requests)
-      : requests_(requests), left_(models, requests), open_(models) {}
-  void start(int64_t) override {
-    for (std::size_t m = 0; m < left_.size(); ++m) open_[m] = left_[m] > 0;
+  StreamsTraffic(std::size_t models, int requests, const ClosedLoop& loop)
+      : requests_(requests), left_(models, requests), at_(models, kNever), loop_(loop) {}
+  void start(int64_t now_ns) override {
+    for (std::size_t m = 0; m < left_.size(); ++m) at_[m] = left_[m] > 0 ? now_ns : kNever;
   }
   std::vector<Release> due(int64_t now_ns) override {
     std::vector<Release> out;
     for (std::size_t m = 0; m < left_.size(); ++m) {
-      if (!open_[m]) continue;
-      open_[m] = false;
+      if (at_[m] > now_ns) continue;
       --left_[m];
       int64_t k = requests_ - left_[m] - 1;
-      out.push_back({m, now_ns, k, static_cast<int64_t>(m)});
+      out.push_back({m, at_[m], k, static_cast<int64_t>(m)});
+      at_[m] = kNever;
     }
     return out;
   }
-  void completed(std::size_t model) override { open_[model] = left_[model] > 0; }
+  void completed(const Release& released, bool dropped, int64_t now_ns) override {
+    if (left_[released.model] > 0)
+      at_[released.model] = now_ns + (dropped ? loop_.drop_wait_ns : 0);
+  }
   int64_t next_ns() const override {
-    return std::any_of(open_.begin(), open_.end(), [](bool o) { return o; }) ? 0 : kNever;
+    return at_.empty() ? kNever : *std::min_element(at_.begin(), at_.end());
   }
   bool finished() const override {
     return std::all_of(left_.begin(), left_.end(), [](int n) { return n == 0; }) &&
@@ -69,7 +95,8 @@ class StreamsTraffic : public Traffic {
  private:
   int requests_;
   std::vector<int> left_;
-  std::vector<bool> open_;
+  std::vector<int64_t> at_;
+  ClosedLoop loop_;
 };
 
 class ArrivalsTraffic : public Traffic {
@@ -85,7 +112,7 @@ class ArrivalsTraffic : public Traffic {
     }
     return out;
   }
-  void completed(std::size_t) override {}
+  void completed(const Release&, bool, int64_t) override {}
   int64_t next_ns() const override {
     return next_ < arrivals_.size() ? arrivals_[next_].arrival_ns : kNever;
   }
@@ -98,12 +125,12 @@ class ArrivalsTraffic : public Traffic {
 
 }  // namespace
 
-std::unique_ptr<Traffic> frames_traffic(const Plan& plan, int frames) {
-  return std::make_unique<FramesTraffic>(plan.models.size(), frames);
+std::unique_ptr<Traffic> frames_traffic(const Plan& plan, int frames, const ClosedLoop& loop) {
+  return std::make_unique<FramesTraffic>(plan.models.size(), frames, loop);
 }
 
-std::unique_ptr<Traffic> streams_traffic(const Plan& plan, int requests) {
-  return std::make_unique<StreamsTraffic>(plan.models.size(), requests);
+std::unique_ptr<Traffic> streams_traffic(const Plan& plan, int requests, const ClosedLoop& loop) {
+  return std::make_unique<StreamsTraffic>(plan.models.size(), requests, loop);
 }
 
 std::unique_ptr<Traffic> arrivals_traffic(const Plan& plan, const std::string& path) {

@@ -1,5 +1,12 @@
-// Where requests come from. Closed loops live in the runner (frames: one request per model,
-// the next frame when all finished; streams: each model its own closed loop); open-loop
+// Where requests come from. Closed loops live in the runner, as the Python traffic
+// (harness/runtime/traffic.py) runs them: frames: `in_flight` frames outstanding, a frame one
+// request per model, all arriving together; when every request of a frame has ended
+// (finished or dropped) the next frame is released, `drop_wait_ns` later if any of them was
+// dropped (Python's one camera period, 1/fps), at once otherwise; streams: each model its own
+// closed loop, its next request `drop_wait_ns` after a dropped one. Frames are released, and
+// numbered, in the order of their release times (a frame waiting after a drop can thus be
+// overtaken by the next frame released at once; Python numbers frames when it schedules
+// them), so request k is frame k / models, model k % models. Open-loop
 // traffic (periodic, Poisson) is generated on the host from the run's seeded traffic and
 // shipped as a file of arrival times, one "<offset_ns> <model> [<stream>]" line each, offsets
 // from the run's start.
@@ -38,17 +45,24 @@ class Traffic {
   virtual void start(int64_t now_ns) = 0;
   // the requests that have arrived by now_ns, not released before
   virtual std::vector<Release> due(int64_t now_ns) = 0;
-  virtual void completed(std::size_t model) = 0;
+  // the request `released` ended at now_ns: finished, or dropped by the policy
+  virtual void completed(const Release& released, bool dropped, int64_t now_ns) = 0;
   // the next scheduled arrival, kNever when none is scheduled
   virtual int64_t next_ns() const = 0;
   // no request will ever arrive again
   virtual bool finished() const = 0;
 };
 
+// how a closed loop goes on: frames outstanding at once (frames only), the wait after a drop
+struct ClosedLoop {
+  int64_t in_flight = 1;
+  int64_t drop_wait_ns = 0;
+};
+
 // `frames` frames over every model of the plan
-std::unique_ptr<Traffic> frames_traffic(const Plan& plan, int frames);
-// `requests` requests per model, each model its own closed loop
-std::unique_ptr<Traffic> streams_traffic(const Plan& plan, int requests);
+std::unique_ptr<Traffic> frames_traffic(const Plan& plan, int frames, const ClosedLoop& loop);
+// `requests` requests per model, each model its own closed loop (loop.in_flight unused)
+std::unique_ptr<Traffic> streams_traffic(const Plan& plan, int requests, const ClosedLoop& loop);
 // arrival times read from `path`; throws RunnerError on a bad line or unknown model
 std::unique_ptr<Traffic> arrivals_traffic(const Plan& plan, const std::string& path);
 

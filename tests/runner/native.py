@@ -209,3 +209,9 @@ def ready_gaps_ns(rows: Sequence[JobRow]) -> list[int]:
         jobs.sort(key=lambda j: j.subgraph)
         gaps += [b.start_ns - a.end_ns for a, b in itertools.pairwise(jobs)]
     return gaps
+
+
+def read_requests(path: Path) -> list[tuple[int, str, int, int]]:
+    """The request log: (request, model, arrival_ns, end_ns) per line (end -1: dropped)."""
+    rows = [line.split("\t") for line in path.read_text().splitlines()[1:]]
+    return [(int(r), m, int(a), int(e)) for r, m, a, e in rows]

@@ -94,6 +94,46 @@ def test_a_frame_starts_when_the_previous_one_finished(binary: Path,
         assert min(int(r[2]) for r in after) >= max(int(r[3]) for r in before)
 
 
+def test_frames_in_flight_keeps_that_many_frames_outstanding(binary: Path,
+                                                            tiny_models: dict[str, Path],
+                                                            tmp_path: Path) -> None:
+    """``--in-flight 3``: three frames (six requests) arrive at the start; frame k is
+    requests 2k and 2k+1, which arrive together; at no instant are more than three frames
+    outstanding (arrived, not every request ended), and each frame after the first three
+    arrives when one ended."""
+    names = ("chain", "int8")
+    layout = native.lay_out(tmp_path, {n: tiny_models[n] for n in names}, 2, CORES)
+    native.run(binary, layout, "--frames", "12", "--in-flight", "3", "--requests",
+               str(tmp_path / "r.tsv"))
+    rows = native.read_requests(tmp_path / "r.tsv")
+    assert sorted(r[0] for r in rows) == list(range(24))
+    assert all(m == names[r % 2] and e > 0 for r, m, _, e in rows)
+    frames: dict[int, list[tuple[int, int]]] = {}
+    for r, _, a, e in rows:
+        frames.setdefault(r // 2, []).append((a, e))
+    assert sorted(frames) == list(range(12))
+    spans = {f: (reqs[0][0], max(e for _, e in reqs)) for f, reqs in frames.items()}
+    assert all(len({a for a, _ in reqs}) == 1 for reqs in frames.values())
+    start = spans[0][0]
+    assert [f for f, (a, _) in spans.items() if a == start] == [0, 1, 2]
+    for f, (arrival, _) in spans.items():
+        outstanding = [g for g, (a, e) in spans.items() if a <= arrival < e]
+        assert len(outstanding) <= 3, (f, outstanding)
+        if f >= 3:
+            assert any(e <= arrival for g, (_, e) in spans.items() if g < f)
+    assert [spans[f][0] for f in sorted(spans)] == sorted(a for a, _ in spans.values())
+
+
+def test_frames_default_to_one_frame_in_flight(binary: Path, tiny_models: dict[str, Path],
+                                               tmp_path: Path) -> None:
+    layout = native.lay_out(tmp_path, {n: tiny_models[n] for n in ("chain", "int8")}, 2, CORES)
+    native.run(binary, layout, "--frames", "4", "--requests", str(tmp_path / "r.tsv"))
+    rows = native.read_requests(tmp_path / "r.tsv")
+    ends = {f: max(e for r, _, _, e in rows if r // 2 == f) for f in range(4)}
+    for r, _, arrival, _ in rows:
+        assert all(arrival >= ends[f] for f in range(r // 2))
+
+
 def test_arrival_times_from_a_file(binary: Path, tiny_models: dict[str, Path],
                                    tmp_path: Path) -> None:
     layout = native.lay_out(tmp_path, {n: tiny_models[n] for n in ("chain", "branchy")}, 2,
@@ -122,9 +162,9 @@ def test_streams_run_each_model_in_its_own_closed_loop(binary: Path,
     assert sorted(r.model for r in rows) == ["chain"] * 4 + ["int8"] * 4
 
 
-def error_of(binary: Path, layout: native.Layout, *args: str) -> str:
+def error_of(binary: Path, layout: native.Layout, *args: str, status: int = 1) -> str:
     result = native.run(binary, layout, *args, check=False)
-    assert result.returncode == 1
+    assert result.returncode == status, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1, result.stderr
     return lines[0]
@@ -164,6 +204,23 @@ def test_a_bad_plan_names_the_line(binary: Path, one_model: native.Layout, old: 
                                    message: str) -> None:
     rewrite(one_model, old, new)
     assert message in error_of(binary, one_model, "--frames", "1")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--frames", "2", "--in-flight", "0"),
+     "error: --in-flight wants the frames outstanding at once (an integer >= 1), not '0'"),
+    (("--frames", "2", "--in-flight", "two"), "error: --in-flight wants"),
+    (("--frames", "2", "--drop-wait-ns", "-1"),
+     "error: --drop-wait-ns wants the wait after a drop in ns (an integer >= 0), not '-1'"),
+    (("--arrivals", "a.txt", "--in-flight", "2"),
+     "error: --in-flight goes with --frames only"),
+    (("--streams", "2", "--in-flight", "2"), "error: --in-flight goes with --frames only"),
+    (("--arrivals", "a.txt", "--drop-wait-ns", "5"),
+     "error: --drop-wait-ns goes with --frames or --streams only"),
+])
+def test_bad_closed_loop_flags_are_usage_errors(binary: Path, one_model: native.Layout,
+                                                args: tuple[str, ...], message: str) -> None:
+    assert error_of(binary, one_model, *args, status=2).startswith(message)
 
 
 def test_a_killed_runner_leaves_its_lines_up_to_the_last_second(

@@ -132,8 +132,8 @@ def test_every_band_scheduler_runs_candidate_plans(
     check_run(binary, tiny_models, tmp_path, baseline)
 
 
-def error_of(result: subprocess.CompletedProcess[str]) -> str:
-    assert result.returncode == 1, result.stderr
+def error_of(result: subprocess.CompletedProcess[str], status: int = 1) -> str:
+    assert result.returncode == status, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1, result.stderr
     return lines[0]
@@ -198,6 +198,33 @@ def test_a_band_run_with_a_tight_slo_drops_and_replays_clean(
     assert_replays_clean(tmp_path / "trace.jsonl")
 
 
+def test_a_frame_with_a_dropped_request_delays_the_next_by_the_drop_wait(
+        binary: Path, tiny_models: dict[str, Path], tmp_path: Path) -> None:
+    """Frames one at a time under Band with an SLO of 0.6 ms, below what the profile prices
+    some requests at (each subgraph 200 µs or more), so Band drops some: the frame after a
+    frame with a dropped request arrives ``--drop-wait-ns`` (30 ms) or more after that frame
+    ended (its last finished request, or its arrival when all were dropped, as the request
+    log does not time drops); the frame after a frame without drops arrives at once; the
+    trace replays clean."""
+    wait_ns, frames = 30_000_000, 16
+    plan = lay_out(tmp_path, tiny_models, "band", **{m: 600_000 for m in MODELS})
+    run(binary, plan, tmp_path, "--frames", str(frames), "--drop-wait-ns", str(wait_ns))
+    rows = native.read_requests(tmp_path / "requests.tsv")
+    assert sorted(r[0] for r in rows) == list(range(frames * len(MODELS)))
+    by_frame: dict[int, list[tuple[int, str, int, int]]] = {}
+    for row in rows:
+        by_frame.setdefault(row[0] // len(MODELS), []).append(row)
+    arrival = {f: min(r[2] for r in reqs) for f, reqs in by_frame.items()}
+    ended = {f: max(arrival[f], *(r[3] for r in reqs)) for f, reqs in by_frame.items()}
+    dropped = {f for f, reqs in by_frame.items() if any(r[3] == -1 for r in reqs)}
+    assert dropped, "Band dropped nothing: the SLO is not tight enough here"
+    for f in range(frames - 1):
+        assert arrival[f + 1] >= ended[f] + (wait_ns if f in dropped else 0), f
+    kept = [f for f in range(frames - 1) if f not in dropped]
+    assert not kept or min(arrival[f + 1] - ended[f] for f in kept) < wait_ns
+    assert_replays_clean(tmp_path / "trace.jsonl")
+
+
 PROFILE_COLUMNS = ["model", "index", "processor", "first_unit", "last_unit", "n",
                    "invoke_ns_median", "invoke_ns_min", "copy_ns_median"]
 
@@ -231,8 +258,10 @@ def test_profile_times_every_subgraph_alone(binary: Path, tiny_models: dict[str,
     (("--profile", "2", "--profile-out", "p.tsv", "--frames", "1"), "--profile excludes --frames"),
     (("--profile-out", "p.tsv"), "missing --profile"),
     (("--profile", "0", "--profile-out", "p.tsv"), "--profile wants at least 1 run"),
+    (("--profile", "2", "--profile-out", "p.tsv", "--in-flight", "2"),
+     "--profile excludes --in-flight"),
 ])
 def test_profile_usage_errors(binary: Path, tiny_models: dict[str, Path], tmp_path: Path,
                               args: tuple[str, ...], message: str) -> None:
     plan = lay_out(tmp_path, tiny_models, "band")
-    assert message in error_of(profile(binary, plan, *args))
+    assert message in error_of(profile(binary, plan, *args), status=2)

@@ -4,7 +4,7 @@ for aarch64 under qemu-user (``runner/cross/aarch64.sh``; marked ``cross`` too, 
 must reproduce the whole model bit for bit as the x86 release build does in
 ``test_runner.py`` (aarch64: its own whole-model run; Python on x86 within rounding); the
 sanitizer builds also run the policy headers, candidate plans with SLOs, streams and sensors,
-and the profiling mode.
+closed loops waiting after Band's drops, and the profiling mode.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import pytest
 
 from adms.config import AdmsConf
 from adms.policy import AdmsPolicy
+from baselines.band.config import BandConf
+from baselines.band.policy import BandPolicy
 from tests.runner import candidates, native
 
 pytestmark = [pytest.mark.slow,
@@ -72,6 +74,7 @@ def test_sanitizer_build(tmp_path_factory: pytest.TempPathFactory,
         assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr, (
             result.stderr)
     run_alternatives(binary, tmp_path_factory.mktemp("alternatives"), tiny_models)
+    run_drop_waits(binary, tmp_path_factory.mktemp("drop_waits"), tiny_models)
 
 
 def clean(result: subprocess.CompletedProcess[str]) -> None:
@@ -101,6 +104,18 @@ def run_alternatives(binary: Path, root: Path, tiny_models: dict[str, Path]) -> 
                           str(plan.layout.slices), "--profile", "2", "--profile-out",
                           str(root / "profile.tsv")], capture_output=True, text=True,
                          timeout=1200))
+
+
+def run_drop_waits(binary: Path, root: Path, tiny_models: dict[str, Path]) -> None:
+    """Band under a 0.6 ms SLO drops: frames two in flight, then streams, each waiting 2 ms
+    after a drop (the main thread woken for a release sooner than it sleeps until)."""
+    models = {n: tiny_models[n] for n in ("chain", "branchy")}
+    plan = candidates.lay_out(root, models, BandPolicy(BandConf()), "band", CORES,
+                              dict.fromkeys(models, 600_000))
+    (root / "header.json").write_text(json.dumps(plan.header))
+    for traffic in (("--frames", "12", "--in-flight", "2"), ("--streams", "8")):
+        clean(native.run(binary, plan.layout, *traffic, "--drop-wait-ns", "2000000", "--policy",
+                         str(root / "header.json"), check=False))
 
 
 def cross_missing() -> str | None:

@@ -60,10 +60,10 @@ def env_for(server: AdbServer, phone: FakePhone) -> dict[str, str]:
     return {**server.env, "FAKE_PHONE_ROOT": str(phone.root), "COLUMNS": "200"}
 
 
-def run_harness(server: AdbServer, phone: FakePhone, args: list[str]
-                ) -> subprocess.CompletedProcess[str]:
+def run_harness(server: AdbServer, phone: FakePhone, args: list[str],
+                timeout_s: float = WAIT_S) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=REPO, env=env_for(server, phone), capture_output=True,
-                          text=True, timeout=WAIT_S, check=False)
+                          text=True, timeout=timeout_s, check=False)
 
 
 @pytest.fixture

@@ -86,15 +86,25 @@ def test_the_three_systems_run_in_the_runner(args: list[str], adb_server: AdbSer
 @pytest.mark.slow
 def test_closed_loop_frames_are_stopped_at_the_traffics_time(
         args: list[str], adb_server: AdbServer, phone: FakePhone, tmp_path: Path) -> None:
-    """FRS's closed loop over frames: the runner runs frames until the host stops it; the rows
-    hold the frames issued within warm-up + duration, and every trace replays clean."""
-    proc = run_harness(adb_server, phone, [*args, f"run=[{','.join(SYSTEMS)}]"])
+    """FRS's closed loop over frames: the runner runs frames until the host stops it, the
+    scenario's frames in flight (two: frames 0 and 1 arrive at the start); the rows hold the
+    frames issued within warm-up + duration, and every trace replays clean."""
+    # (with two frames in flight this took 126 s on a loaded two-core machine, 108 s with
+    # one: past WAIT_S)
+    proc = run_harness(adb_server, phone, [*args, f"run=[{','.join(SYSTEMS)}]"],
+                       timeout_s=3 * WAIT_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     run = load_run(tmp_path / "run")
+    scenario = run.manifest["config"]["scenario"]
     for name in SYSTEMS:
         facts = run.manifest["runs"][name]["0"]
         assert facts["decisions"] == "clean" and facts["stopped_after_s"] == 3.5
+        assert (facts["frames_in_flight"], facts["drop_wait_ns"]) == (
+            scenario["frames_in_flight"], int(1e9 / scenario["fps"]))
         mine = run.requests[run.requests["baseline"] == name]
+        first = mine[mine["frame_id"] < scenario["frames_in_flight"]]
+        assert set(first["arrival_ns"]) == {0}
+        assert len(first) == scenario["frames_in_flight"] * len(scenario["models"])
         assert mine["arrival_ns"].max() < 1_500_000_000 and mine["frame_id"].max() > 10
         assert set(mine["status"]) <= {"ok", "unfinished"}
 

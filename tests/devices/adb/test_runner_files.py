@@ -1,13 +1,15 @@
 """The native runner's files from the host's side, without a phone: the plan file written
-from plans (chains as chains, alternatives with ``units=``), the arrivals file, the profile
-table read back, and the job and request logs turned into rows (whole lines only, times on
-the traffic's clock, each request's status)."""
+from plans (chains as chains, alternatives with ``units=``), the arrivals file, the closed
+loops' flags (the runtime's frames in flight and wait after a drop), the profile table read
+back, and the job and request logs turned into rows (whole lines only, times on the
+traffic's clock, each request's status)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
+import numpy as np
 import pytest
 
 from devices.adb.config import Accelerator, AdbProcessorBlock, AdbProcessorConf, Delegate
@@ -20,8 +22,12 @@ from devices.adb.runner_logs import (
     write_rows,
 )
 from devices.adb.runner_plan import PlacedSlice, arrivals_text, is_chain, plan_text
+from devices.adb.runner_run import MOST, RunnerRun, drop_wait_ns
 from devices.adb.runner_sensors import parse_sensor_log, sensors_lines
 from devices.adb.sensors import ProcessorSensors, SensorPlan
+from harness.config.schema import Arrival, ScenarioConf
+from harness.runtime.traffic import Traffic
+from harness.seams.device import PolicyRun
 from harness.seams.errors import UserError
 from harness.seams.plan import ModelPlan, ProcessorKind, Subgraph
 from harness.seams.records import Request
@@ -70,6 +76,43 @@ def test_arrivals_are_offsets_with_their_streams() -> None:
     arrivals = [Request(0, "a", 0, 0, 0, 0), Request(1, "b", 0, 0, 0, 1),
                 Request(2, "a", 1, 25_000_000, 0, 0)]
     assert arrivals_text(arrivals) == "0 a 0\n0 b 1\n25000000 a 0\n"
+
+
+def policy_run(arrival: Arrival, fps: float = 30.0, frames_in_flight: int = 2) -> PolicyRun:
+    scenario = ScenarioConf(name="s", models=["a"], arrival=arrival, fps=fps,
+                            frames_in_flight=frames_in_flight)
+    return PolicyRun("band", 0, {"a": CHAIN}, {}, {}, scenario, {}, [], lambda _: False,
+                     lambda _: None, lambda _: None)
+
+
+@pytest.mark.parametrize(("arrival", "flags", "facts"), [
+    (Arrival.frames, ["--frames", str(MOST), "--in-flight", "2", "--drop-wait-ns", "33333333"],
+     {"frames_in_flight": 2, "drop_wait_ns": 33_333_333}),
+    (Arrival.stream, ["--streams", str(MOST), "--drop-wait-ns", "33333333"],
+     {"frames_in_flight": None, "drop_wait_ns": 33_333_333}),
+])
+def test_a_closed_loop_runs_as_the_runtimes_traffic(arrival: Arrival, flags: list[str],
+                                                    facts: dict[str, int | None]) -> None:
+    """Frames outstanding and one camera period after a drop, as the runtime's traffic; the
+    manifest's facts say the values given."""
+    run = policy_run(arrival)
+    shipped, got = RunnerRun(cast(Any, None), cast(Any, None), cast(Any, None), {}).traffic(run)
+    assert (got, shipped.closed) == (flags, arrival.value)
+    assert RunnerRun.loop_facts(run, got) == facts
+
+
+def test_an_open_loop_has_no_closed_loop_flags_or_facts() -> None:
+    run = policy_run(Arrival.periodic)
+    _, flags = RunnerRun(cast(Any, None), cast(Any, None), cast(Any, None), {}).traffic(run)
+    assert flags == []
+    assert RunnerRun.loop_facts(run, flags) == {"frames_in_flight": None, "drop_wait_ns": None}
+
+
+@pytest.mark.parametrize("fps", [30.0, 29.97, 7.0, 60.0, 1e-3, 3.0])
+def test_the_drop_wait_is_the_runtimes_camera_period_bit_for_bit(fps: float) -> None:
+    scenario = ScenarioConf(name="s", models=["a"], fps=fps)
+    traffic = Traffic(scenario, {}, np.random.default_rng(0))
+    assert drop_wait_ns(scenario) == traffic._skip(True)
 
 
 def test_the_profile_table_is_read_back_per_subgraph() -> None:

@@ -19,11 +19,11 @@ driver). The models are the tiny test models under the FRS models' names. Checke
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -37,6 +37,7 @@ from tests.devices.adb.fakephone.adbd import Adbd
 from tests.devices.adb.fakephone.phone import FakePhone
 from tests.devices.adb.fakephone.server import AdbServer
 from tests.fixtures.paths import REPO
+from tests.fixtures.processes import alive
 from tests.harness.experiment.test_cli import assert_user_error
 
 MONSOON = "tests.devices.adb.fakephone.monsoon"
@@ -165,12 +166,21 @@ def tool_pids(phone: FakePhone, baseline: str) -> list[int]:
     return [int(t) for t in texts if t.isdigit()]
 
 
-def running(pid: int) -> bool:
+def interrupted(args: list[str], server: AdbServer, phone: FakePhone,
+                ready: Callable[[], bool], what: str) -> tuple[int, str]:
+    """``python -m harness`` with ``args``, sent SIGINT once ``ready()`` (``what``, for the
+    message if it never is): its exit code and stderr."""
+    proc = subprocess.Popen(args, cwd=REPO, env=env_for(server, phone),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+        wait_for(ready, proc, what)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, stderr
 
 
 @pytest.mark.parametrize(("baseline", "count"), [("tflite_stock", 3), ("band_stock", 1)])
@@ -180,24 +190,19 @@ def test_an_interrupted_host_stops_the_stock_tools_on_the_phone(
     """SIGINT while the tools run (three ``benchmark_model`` processes, or ``band_benchmark``,
     for a minute): exit 130, ``interrupted``, and every tool killed on the phone by the
     process id its shell wrote, not left running until the phone's ``timeout``."""
-    run_args = [*args, f"run=[{baseline}]", "scenario.duration_s=60"]
-    proc = subprocess.Popen(run_args, cwd=REPO, env=env_for(adb_server, phone),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for(lambda: len(tool_pids(phone, baseline)) == count, proc, "the tools' ids")
-        pids = tool_pids(phone, baseline)
-        assert all(running(pid) for pid in pids)
-        proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=WAIT_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130, stderr[-3000:]
+    pids: list[int] = []
+
+    def ready() -> bool:
+        pids[:] = tool_pids(phone, baseline)
+        return len(pids) == count and all(alive(pid) for pid in pids)
+
+    returncode, stderr = interrupted([*args, f"run=[{baseline}]", "scenario.duration_s=60"],
+                                     adb_server, phone, ready, "the tools' ids")
+    assert returncode == 130, stderr[-3000:]
     manifest = load_run(tmp_path / "run").manifest
     assert manifest["status"] == "interrupted" and manifest["signal"] == "SIGINT"
     deadline = time.monotonic() + 10.0
-    while (left := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+    while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not left, f"tools still running on the phone: {left}"
 

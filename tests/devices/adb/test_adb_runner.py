@@ -30,10 +30,12 @@ from tests.devices.adb.test_adb_e2e import (
     WAIT_S,
     env_for,
     harness_args,
+    interrupted,
     run_harness,
     wait_for,
 )
 from tests.fixtures.paths import REPO
+from tests.fixtures.processes import alive
 from tests.harness.experiment.test_cli import assert_user_error
 
 SYSTEMS = ("tflite", "band", "adms")
@@ -157,15 +159,6 @@ def test_a_failed_runner_keeps_every_row_so_far(fault: str, needles: list[str],
         assert len(run.sensors) > 0
 
 
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def requests_in(folder: Path) -> int:
     """The ``requests`` rows the run folder holds now, read in place."""
     return len(load_run(folder).requests) if folder.is_dir() else 0
@@ -179,19 +172,11 @@ def test_an_interrupted_phone_run_keeps_its_rows_and_stops_the_runner(
         args: list[str], adb_server: AdbServer, phone: FakePhone, tmp_path: Path) -> None:
     """SIGINT while the runner runs: exit 130, ``interrupted``, the rows of every whole line
     the host had, and the runner killed on the phone."""
-    run_args = [*args, *LONG]
-    proc = subprocess.Popen(run_args, cwd=REPO, env=env_for(adb_server, phone),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for(lambda: lines_in(runner_files(phone, "adms")[1]) > 20, proc, "jobs logged")
-        pid = int(runner_files(phone, "adms")[0].read_text())
-        proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=WAIT_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130, stderr[-3000:]
+    returncode, stderr = interrupted([*args, *LONG], adb_server, phone,
+                                     lambda: lines_in(runner_files(phone, "adms")[1]) > 20,
+                                     "jobs logged")
+    pid = int(runner_files(phone, "adms")[0].read_text())
+    assert returncode == 130, stderr[-3000:]
     run = load_run(tmp_path / "run")
     assert run.manifest["status"] == "interrupted" and run.manifest["signal"] == "SIGINT"
     assert len(run.requests) > 0 and set(run.requests["baseline"]) == {"adms"}

@@ -26,6 +26,7 @@ from tests.devices.adb.conftest import phone_conf
 from tests.devices.adb.fakephone.adbd import Adbd
 from tests.devices.adb.fakephone.server import AdbServer
 from tests.devices.adb.test_tflite_output import MODERN, OP_PROFILE
+from tests.fixtures.processes import alive
 
 
 def test_flags_per_delegate_and_traffic() -> None:
@@ -150,11 +151,3 @@ def test_a_signalled_shell_takes_its_tool_with_it(tmp_path: Path) -> None:
             shell.kill()
             shell.wait()
 
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie of this process's own children does not count)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state != "Z"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -88,16 +89,6 @@ Args parse_args(int argc, char** argv) {
   return args;
 }
 
-int count(const Args& args, const std::string& key, int fallback) {
-  auto it = args.find(key);
-  if (it == args.end()) return fallback;
-  try {
-    return std::stoi(it->second);
-  } catch (const std::exception&) {
-    throw UsageError("--" + key + " wants a number, not '" + it->second + "'");
-  }
-}
-
 // `--key`'s whole value as an integer of at least `least` (`fallback` when absent)
 int64_t at_least(const Args& args, const std::string& key, int64_t least, int64_t fallback,
                  const std::string& what) {
@@ -114,6 +105,17 @@ int64_t at_least(const Args& args, const std::string& key, int64_t least, int64_
     throw UsageError("--" + key + " wants " + what + " (an integer >= " + std::to_string(least) +
                      "), not '" + it->second + "'");
   return value;
+}
+
+// `--key`'s whole value as a count (0 up to INT_MAX; `fallback` when absent): "3abc", "-1"
+// and "1e9" are refused, not read as 3, -1 and 1
+int count(const Args& args, const std::string& key, int fallback) {
+  int64_t value = at_least(args, key, 0, fallback, "a count");
+  if (value > std::numeric_limits<int>::max())
+    throw UsageError("--" + key + " wants a count up to " +
+                     std::to_string(std::numeric_limits<int>::max()) + ", not '" +
+                     args.at(key) + "'");
+  return static_cast<int>(value);
 }
 
 ClosedLoop closed_loop(const Args& args) {

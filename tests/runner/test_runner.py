@@ -217,6 +217,9 @@ def test_a_bad_plan_names_the_line(binary: Path, one_model: native.Layout, old: 
     (("--streams", "2", "--in-flight", "2"), "error: --in-flight goes with --frames only"),
     (("--arrivals", "a.txt", "--drop-wait-ns", "5"),
      "error: --drop-wait-ns goes with --frames or --streams only"),
+    (("--frames", "3abc"), "error: --frames wants a count (an integer >= 0), not '3abc'"),
+    (("--streams", "-1"), "error: --streams wants a count (an integer >= 0), not '-1'"),
+    (("--frames", "4294967296"), "error: --frames wants a count up to 2147483647"),
 ])
 def test_bad_closed_loop_flags_are_usage_errors(binary: Path, one_model: native.Layout,
                                                 args: tuple[str, ...], message: str) -> None:

@@ -39,23 +39,17 @@ class TfliteConf(BaselineConf):
     concurrent: bool = True
 
     def fixed_processor(self, model: str, quantized: bool, processors: Sequence[str]) -> str:
-        """:func:`fixed_processor` of this config (what a device running the stock tool
-        calls: a device imports no baseline)."""
-        return fixed_processor(self, model, quantized, processors)
-
-
-def fixed_processor(conf: TfliteConf, model: str, quantized: bool,
-                    processors: Sequence[str]) -> str:
-    """The processor ``model`` is delegated to under ``placement: fixed``: ``processor_map``,
-    else (a quantised model) the first of ``quantized_processors`` on the device, else
-    ``default_processor``."""
-    if model in conf.processor_map:
-        return conf.processor_map[model]
-    if quantized:
-        for name in conf.quantized_processors:
-            if name in processors:
-                return name
-    return conf.default_processor
+        """The processor ``model`` is delegated to under ``placement: fixed``:
+        ``processor_map``, else (a quantised model) the first of ``quantized_processors`` on
+        the device, else ``default_processor`` (the policy's rule, and the stock tool's on a
+        phone, which asks the config it is given: a device imports no baseline)."""
+        if model in self.processor_map:
+            return self.processor_map[model]
+        if quantized:
+            for name in self.quantized_processors:
+                if name in processors:
+                    return name
+        return self.default_processor
 
 
 def register() -> None:

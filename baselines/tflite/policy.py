@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from baselines.tflite.config import Placement, TfliteConf, fixed_processor
+from baselines.tflite.config import Placement, TfliteConf
 from baselines.tflite.placement import best_assignment
 from baselines.tflite.plan import tflite_plan
 from harness.seams.errors import UserError
@@ -158,7 +158,7 @@ class TflitePolicy:
                                 f"{sorted(self.assignment)}")
             name = self.assignment[model]
         else:
-            name = fixed_processor(self.conf, model, quantized, [p.name for p in processors])
+            name = self.conf.fixed_processor(model, quantized, [p.name for p in processors])
         names = [p.name for p in processors]
         if name not in names:
             raise UserError(f"tflite: processor {name!r} for model {model!r} is not on this "

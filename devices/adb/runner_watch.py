@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from devices.adb.tools import kill_command
 from devices.adb.transport import PhoneLost, ShellResult, Transport
 from harness.seams.errors import UserError
 
@@ -40,6 +41,8 @@ class LogTail:
 
     path: str
     text: str = ""
+    #: bytes of the file copied so far (kept, not counted again from ``text`` at every pull)
+    size: int = 0
     #: when the last pull began and ended, host monotonic s (a line it brought was in the
     #: file by its end; a line in the file at its beginning came with it)
     began_s: float = 0.0
@@ -47,11 +50,11 @@ class LogTail:
 
     def pull(self, transport: Transport) -> bool:
         """Copy what was added since the last pull; whether anything was."""
-        start = len(self.text.encode()) + 1
         self.began_s = time.monotonic()
-        got = transport.shell(f"tail -c +{start} {shlex.quote(self.path)} 2>/dev/null",
+        got = transport.shell(f"tail -c +{self.size + 1} {shlex.quote(self.path)} 2>/dev/null",
                               retry=False)
         self.text += got.stdout
+        self.size += len(got.stdout.encode())
         self.ended_s = time.monotonic()
         return bool(got.stdout)
 
@@ -174,12 +177,8 @@ def _final_pull(transport: Transport, proc: RunnerProcess) -> None:
         proc.lost, proc.problem = True, str(exc)
 
 
-def _kill_command(proc: RunnerProcess) -> str:
-    return f"kill -9 $(cat {shlex.quote(proc.pid_file)}) 2>/dev/null"
-
-
 def _kill(transport: Transport, proc: RunnerProcess, thread: threading.Thread) -> None:
-    transport.shell(_kill_command(proc), retry=False)
+    transport.shell(kill_command([proc.pid_file]), retry=False)
     thread.join()
 
 
@@ -192,7 +191,7 @@ def abandon(transport: Transport, proc: RunnerProcess, running: bool) -> None:
         return
     try:
         if running:
-            transport.shell(_kill_command(proc), retry=False)
+            transport.shell(kill_command([proc.pid_file]), retry=False)
         for log in proc.logs.values():
             log.pull(transport)
     except Exception as exc:  # (any: leaving must not hide why the host leaves)

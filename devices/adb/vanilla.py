@@ -1,16 +1,16 @@
 """Vanilla TFLite on a phone: the stock ``benchmark_model``, one process per model.
 
 Each model runs whole on the processor the ``tflite`` baseline's config names for it under
-``placement: fixed`` (:func:`baselines.tflite.config.fixed_processor`, the rule the ``tflite``
-baseline itself follows: ``processor_map``, else for an 8-bit model the first of
+``placement: fixed`` (:meth:`baselines.tflite.config.TfliteConf.fixed_processor`, the rule the
+``tflite`` baseline itself follows: ``processor_map``, else for an 8-bit model the first of
 ``quantized_processors`` the phone has, else ``default_processor``), through that processor's
 delegate (:mod:`devices.adb.tflite_tool`); the delegate itself falls back to the CPU for ops it
 rejects, as in any app. With several models, their processes start together and run
-concurrently, which is what an app running them without a scheduler gets. Each process warms
-up for the scenario's warm-up and measures for its duration; periodic traffic becomes
-``--run_frequency``. A process's model load and delegate preparation happen before its
-warm-up, so processes with slow initialization (GPU kernels compile) start measuring later:
-their start and end on the run's clock are in their ``phone_runs`` rows.
+concurrently, which is what an app running them without a scheduler gets. Each process warms up
+for the scenario's warm-up and measures for its duration; periodic traffic becomes
+``--run_frequency``. A process's model load and delegate preparation happen before its warm-up,
+so processes with slow initialization (GPU kernels compile) start measuring later: their start
+and end on the run's clock are in their ``phone_runs`` rows.
 
 The tool reports aggregates (count, mean, deviation, percentiles), not per-inference times,
 so it writes ``phone_runs`` (and ``phone_ops``) rows, and no ``requests``.
@@ -37,12 +37,6 @@ from harness.seams.device import BaselineRun, RowSink
 from harness.seams.errors import UserError
 
 
-def processor_of(conf: Any, model: str, quantized: bool, processors: list[str]) -> str:
-    """The processor the tflite baseline's config (``TfliteConf``: its own rule) names for
-    ``model`` (``quantized``: an 8-bit model) on a phone with ``processors``."""
-    return str(conf.fixed_processor(model, quantized, processors))
-
-
 def binary(phone: Phone, what: str) -> tuple[str, str]:
     """(phone path, ABI) of a user-supplied tool, checked and pushed."""
     local = getattr(phone.conf.tools, what)
@@ -55,10 +49,10 @@ def binary(phone: Phone, what: str) -> tuple[str, str]:
 
 def placements(phone: Phone, conf: Any, quantized: Mapping[str, bool]
                ) -> dict[str, AdbProcessorConf]:
-    """The processor ``conf`` (a ``TfliteConf``) names for each model (``quantized``: which
-    are 8-bit)."""
+    """The processor ``conf`` (a ``TfliteConf``: its own rule, ``fixed_processor``) names
+    for each model (``quantized``: which are 8-bit)."""
     names = [p.name for p in phone.conf.processors]
-    return {model: phone.processor(processor_of(conf, model, q, names))
+    return {model: phone.processor(str(conf.fixed_processor(model, q, names)))
             for model, q in quantized.items()}
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from baselines.tflite import TfliteConf, TflitePolicy
-from baselines.tflite.config import Placement, fixed_processor
+from baselines.tflite.config import Placement
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor
@@ -179,8 +179,8 @@ def test_tflite_gpu_puts_float_models_on_the_gpu_and_quantised_ones_on_nnapi(
 def test_fixed_processor_reads_map_then_quantised_list_then_default() -> None:
     conf = FIXED(processor_map={"a": "cpu"}, quantized_processors=["npu", "dsp"],
                  default_processor="gpu")
-    assert fixed_processor(conf, "a", True, ["cpu", "gpu", "npu"]) == "cpu"
-    assert fixed_processor(conf, "b", True, ["cpu", "gpu", "dsp", "npu"]) == "npu"
-    assert fixed_processor(conf, "b", True, ["cpu", "gpu", "dsp"]) == "dsp"
-    assert fixed_processor(conf, "b", False, ["cpu", "gpu", "npu"]) == "gpu"
-    assert fixed_processor(FIXED(), "b", True, ["cpu", "gpu", "npu"]) == "gpu"
+    assert conf.fixed_processor("a", True, ["cpu", "gpu", "npu"]) == "cpu"
+    assert conf.fixed_processor("b", True, ["cpu", "gpu", "dsp", "npu"]) == "npu"
+    assert conf.fixed_processor("b", True, ["cpu", "gpu", "dsp"]) == "dsp"
+    assert conf.fixed_processor("b", False, ["cpu", "gpu", "npu"]) == "gpu"
+    assert FIXED().fixed_processor("b", True, ["cpu", "gpu", "npu"]) == "gpu"

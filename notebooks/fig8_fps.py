@@ -141,6 +141,12 @@ def ratio_row(run: nb.Run, quantity: str, reference: str, stated: float, note: s
                   note, run.kind, failed=failed)
 
 
+def fps_why(run: nb.Run, row: nb.Row, baseline: str) -> nb.Row:
+    """An FPS row with why it disagrees: the memory check that failed it, else its bound."""
+    return nb.why(row, memory_why(run, baseline) if row.failed else
+                  bound(run, baseline, row.paper))
+
+
 rows = []
 for run in found:
     device, scenario = run.identity.device, run.identity.paper_scenario
@@ -154,14 +160,12 @@ for run in found:
         named = baseline if baseline == system else f"{baseline} (the paper's {system})"
         row = fps_row(run, f"{where} {named} FPS", baseline, value.value if value else NAN,
                       said)
-        rows.append(nb.why(row, memory_why(run, baseline) if row.failed else
-                           bound(run, baseline, row.paper)))
+        rows.append(fps_why(run, row, baseline))
     if "tflite" in ran:
         row = fps_row(run, f"{where} tflite (oracle) FPS", "tflite", NAN,
                       "best placement from the twin's own profiles: not a system the paper "
                       "ran, so no paper value")
-        rows.append(nb.why(row, memory_why(run, "tflite") if row.failed else
-                           bound(run, "tflite", row.paper)))
+        rows.append(fps_why(run, row, "tflite"))
     band = nb.strongest(run.scenario(), nb.members(run, "band_best"), run.failed_seeds)
     if band is not None:
         row = fps_row(run, f"{where} band_best FPS (= {band})", band,
@@ -176,9 +180,9 @@ for run in found:
                                      "the paper's vanilla TFLite; paired bootstrap over seeds"),
                            ratio_why(run, vanilla, values)))
     if stated is not None and {"adms", "tflite"} <= ran:
-        rows.append(nb.why(ratio_row(run, f"{where} ADMS / tflite (oracle) FPS", "tflite",
-                                     NAN, "the oracle placement: the paper has no ratio to it"),
-                           ratio_why(run, "tflite", values)))
+        # (no paper value, so nothing disagrees and there is no why)
+        rows.append(ratio_row(run, f"{where} ADMS / tflite (oracle) FPS", "tflite", NAN,
+                              "the oracle placement: the paper has no ratio to it"))
     stated = paper.fig8_ratio(device, scenario, "band")
     if stated is not None and "adms" in ran and band is not None:
         rows.append(nb.why(ratio_row(run, f"{where} ADMS / Band FPS (Band = {band})", band,

@@ -18,6 +18,51 @@ class SloReading(Enum):
     time_left = "time_left"
 
 
+class Pairing(Enum):
+    """How eq. (4) picks a (job, processor) pair at a decision (the paper's Figure 7 shows
+    processors requesting tasks and a priority queue, and leaves the pairing open)."""
+
+    #: each idle processor in turn (``idle_order``) takes the lowest-scoring job it can run
+    processor_asks = "processor_asks"
+    #: the lowest-scoring job goes first, to the idle processor where its model would finish
+    #: first (each job scored there); then the next job
+    job_first = "job_first"
+
+
+class IdleOrder(Enum):
+    """The order idle processors are offered work in (``processor_asks``) or break ties in
+    (``job_first``)."""
+
+    #: the device's listing order
+    device = "device"
+    #: the device's listing order reversed
+    reverse = "reverse"
+    #: not near throttling, less loaded, cooler, then device order (adms/monitor.py)
+    load = "load"
+
+
+class LatencyReading(Enum):
+    """What ``T_latency`` of eq. (1) ("the estimated execution latency") is."""
+
+    #: from now until the job's model is finished if its next subgraph runs on this
+    #: processor: the work waiting there, the subgraph, the fastest rest on a free device
+    on_processor = "on_processor"
+    #: the model's remaining latency on a free device (the same on every processor)
+    free_device = "free_device"
+    #: the time since the request arrived (eq. (1) is then the SLO's time left)
+    since_arrival = "since_arrival"
+
+
+class ScoreOrder(Enum):
+    """The sign convention of eq. (4)."""
+
+    #: the lowest score runs first (waiting lowers the score: eq. (2) prevents starvation)
+    lowest_first = "lowest_first"
+    #: the highest score runs first (eq. (2) would then starve long waits: not defensible,
+    #: kept so the reading can be shown)
+    highest_first = "highest_first"
+
+
 class TunerKind(Enum):
     #: every model's per-processor windows chosen together, by the frame-rate bound of the
     #: scenario's plans on the whole device (adms/mix.py)
@@ -101,9 +146,22 @@ class AdmsConf(BaselineConf):
     # own model first, which on equal processors keeps a model whole on the one that also runs
     # the others' CPU-only ops
     exclusive_aware: bool = False
-    # idle processors are offered work least-loaded first (not near throttling, less loaded,
-    # cooler, then device order: adms/monitor.py `preference`); false: in device order
-    load_ordered: bool = False
+    # Readings of the paper's rule where its words leave a choice (docs/adms-as-built.md,
+    # "Readings of the paper's rule"; conf/baseline/adms_r_*.yaml name the combinations)
+    # how eq. (4) pairs jobs and processors: `processor_asks` (each idle processor takes its
+    # lowest-scoring job) or `job_first` (the lowest-scoring job goes first, to the idle
+    # processor where its model would finish first)
+    pairing: Pairing = Pairing.job_first
+    # the order idle processors are offered work in (processor_asks) or break ties in
+    # (job_first): `device`, `reverse` (device order reversed) or `load` (not near
+    # throttling, less loaded, cooler, then device order: adms/monitor.py `preference`)
+    idle_order: IdleOrder = IdleOrder.device
+    # what T_latency of eq. (1) is: `on_processor` (until the model is done via this
+    # processor), `free_device` (the model's remaining latency on a free device) or
+    # `since_arrival` (time since the request arrived)
+    t_latency: LatencyReading = LatencyReading.on_processor
+    # the sign convention of eq. (4): `lowest_first` or `highest_first`
+    score_order: ScoreOrder = ScoreOrder.lowest_first
     # the project's addition: split each model's work over the processors as the frame-rate
     # bound's linear program does (harness/models/bound.py, solved once per run from the
     # profiles): at each unit boundary a job runs the subgraph the LP's optimum uses that is

@@ -36,10 +36,13 @@ class Job:
     remaining_ms: float
     #: eq. (2) at this decision's time (it does not depend on the processor)
     wait: float
+    #: T_latency, ms, where the reading makes it the same on every processor (``t_latency``
+    #: `free_device` or `since_arrival`); None: on the processor scored (`on_processor`)
+    latency_ms: float | None
 
     def __init__(self, position: int, job: JobView, options: dict[str, Option],
                  slo_ms: float | None, enqueue_ms: float, avg_ms: float, remaining_ms: float,
-                 wait: float) -> None:
+                 wait: float, latency_ms: float | None = None) -> None:
         self.position = position
         self.job = job
         self.options = options
@@ -48,6 +51,7 @@ class Job:
         self.avg_ms = avg_ms
         self.remaining_ms = remaining_ms
         self.wait = wait
+        self.latency_ms = latency_ms
 
 
 @dataclass(frozen=True, slots=True)

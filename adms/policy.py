@@ -79,6 +79,10 @@ class AdmsPolicy:
         #: index -> frames per second), or the one to use instead of solving (a replay)
         self.flow: dict[str, dict[int, float]] | None = None
         self._given_flow = False
+        #: (model, subgraph index) -> the device's handoff into it (nonzero ones), as the
+        #: tuner prices chains; read from a trace's header in a replay
+        self.handoff: dict[tuple[str, int], int] = {}
+        self._given_handoff = False
 
     @classmethod
     def check_device(cls, name: str, kind: str) -> None:
@@ -99,6 +103,11 @@ class AdmsPolicy:
         """As recorded in a decision trace's header (``harness.replay``): no tuner work (the
         plans are the header's), the LP's flow as recorded (:meth:`trace_facts`)."""
         policy = cls(conf, _no_profile, "replay", name=str(header["name"]))
+        handoff = header.get("facts", {}).get("handoff")
+        if handoff is not None:
+            policy.handoff = {(m, int(i)): int(ns) for m, rows in handoff.items()
+                              for i, ns in rows}
+            policy._given_handoff = True
         flow = header.get("facts", {}).get("lp_flow")
         if flow is not None:
             policy.flow = {m: {int(i): float(f) for i, f in by_index}
@@ -107,12 +116,19 @@ class AdmsPolicy:
         return policy
 
     def trace_facts(self) -> dict[str, Any]:
-        """What a decision trace's header needs beyond the plans and profile: the LP's flow
-        (``lp_split``), which a replay cannot solve again without the device's handoffs."""
-        if self.flow is None:
-            return {}
-        return {"lp_flow": {m: [[i, f] for i, f in by_index.items()]
-                            for m, by_index in self.flow.items()}}
+        """What a decision trace's header needs beyond the plans and profile, which a replay
+        cannot derive again without the device: each subgraph's handoff (the nonzero ones)
+        and the LP's flow (``lp_split``)."""
+        facts: dict[str, Any] = {}
+        if self.handoff:
+            by_model: dict[str, list[list[int]]] = {}
+            for (m, i), ns in sorted(self.handoff.items()):
+                by_model.setdefault(m, []).append([i, ns])
+            facts["handoff"] = by_model
+        if self.flow is not None:
+            facts["lp_flow"] = {m: [[i, f] for i, f in by_index.items()]
+                                for m, by_index in self.flow.items()}
+        return facts
 
     def plan(
         self,
@@ -130,6 +146,9 @@ class AdmsPolicy:
                 ) -> None:
         self.estimator.seed(profile)
         self._derived_at.clear()
+        if not self._given_handoff:
+            self.handoff = self.handoffs(plans)
+        self.scheduler.set_handoffs(self.handoff)
         for model in plans:
             self.scheduler.forget(model)
         if self.conf.lp_split:
@@ -137,6 +156,20 @@ class AdmsPolicy:
                 self.flow = self.lp_flow(plans, profile)
             assert self.flow is not None
             self.scheduler.set_split(plans, self.flow)
+
+    def handoffs(self, plans: Mapping[str, ModelPlan]) -> dict[tuple[str, int], int]:
+        """(model, subgraph index) -> the device's handoff into the subgraph when the one
+        before ran elsewhere (the nonzero ones; none without a device that charges them)."""
+        fn = self.tuner.handoff_fn
+        if fn is None:
+            return {}
+        out: dict[tuple[str, int], int] = {}
+        for plan in plans.values():
+            for sg in plan.subgraphs:
+                ns = int(fn(plan, sg)) if sg.first_unit > 0 else 0
+                if ns:
+                    out[sg.key] = ns
+        return out
 
     def lp_flow(self, plans: Mapping[str, ModelPlan], profile: Mapping[tuple[str, int], int]
                 ) -> dict[str, dict[int, float]]:

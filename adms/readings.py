@@ -1,7 +1,7 @@
 """What ADMS's scheduler makes of the processors at a decision (:mod:`adms.scheduler`): the hot
 ones (near throttling), each one's waiting work, and the idle ones in order of preference
-(:mod:`adms.monitor`: not near throttling, less loaded, cooler, then device order; or, without
-``load_ordered``, device order). A sensor
+(``idle_order``: the device's order, its reverse, or by :mod:`adms.monitor`'s preference: not
+near throttling, less loaded, cooler, then device order). A sensor
 reading lasts a sensor interval, over many decisions, so what was made of it is kept until a
 new reading replaces it."""
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
+from adms.config import IdleOrder
 from adms.monitor import near_throttle, preference
 from harness.seams.records import SensorSample
 from harness.seams.view import ProcessorView, SchedulerView
@@ -62,22 +63,24 @@ def idle_load(reading: Reading) -> float:
 class Readings:
     """Processor -> what the last decision made of its reading; :meth:`read` sees them all."""
 
-    def __init__(self, monitor: bool, margin_c: float, load_ordered: bool = True) -> None:
+    def __init__(self, monitor: bool, margin_c: float,
+                 idle_order: IdleOrder = IdleOrder.load) -> None:
         #: with the monitor (``use_monitor``); without it no processor is hot, loads are 0
         #: (idle) or 1 (busy)
         self.monitor = monitor
         #: ``thermal_margin_c``
         self.margin_c = margin_c
-        #: ``load_ordered``: idle processors by preference; false: in device order
-        self.load_ordered = load_ordered
+        #: ``idle_order``: by preference (load), in device order, or in reverse device order
+        self.load_ordered = idle_order is IdleOrder.load
+        self.reversed = idle_order is IdleOrder.reverse
         self._readings: dict[str, Reading] = {}
 
     def read(self, view: SchedulerView
              ) -> tuple[frozenset[str], dict[str, int], list[tuple[str, float]]]:
         """One pass over the processors as seen: the hot ones (near throttling; none without
         the monitor), each one's waiting work (ns from now; 0 when idle) and (name, load) of
-        the idle ones: preferred first (by :func:`~adms.monitor.preference`, then device
-        order) with ``load_ordered``, else in device order."""
+        the idle ones in ``idle_order``: preferred first (by :func:`~adms.monitor.preference`,
+        then device order), in device order, or in reverse device order."""
         monitor, margin, now_ns = self.monitor, self.margin_c, view.now_ns
         ordered = self.load_ordered
         readings = self._readings
@@ -104,6 +107,8 @@ class Readings:
                 ranked.insert(at, reading)
             else:
                 waiting[name] = max(0, p.available_ns - now_ns)
+        if self.reversed:
+            ranked.reverse()
         free = [(r.name, idle_load(r)) for r in ranked]
         return (frozenset(hot) if hot else NONE_HOT), waiting, free
 

@@ -1,39 +1,32 @@
 """The ADMS scheduler (paper Section 3.4): a multi-factor priority over the queue's head.
 
 A job's score on a processor is the paper's equation (4), ``S = S_deadline + S_wait +
-S_resource`` (:mod:`adms.priority`: the terms, their units, and the sign convention: **the
-lowest score runs first**).
+S_resource`` (:mod:`adms.priority`: the terms, their units, the sign convention).
 
-**Decision.** Only the first ``loop_call_size`` jobs of the queue are examined. Idle
-processors are visited in order of preference (:mod:`adms.monitor`) — not near throttling,
-less loaded, cooler, then device order. A processor whose temperature is within
-``thermal_margin_c`` of its throttling temperature (or that reports being throttled) is
-*hot*: a job may use a hot processor only if no cool processor can run its next unit. A
-processor takes the lowest-scoring job (ties: earlier estimated finish, then queue order)
-among those for which it is the *earliest-finishing* allowed choice (``earliest_finish``, the
-project's addition). A job's earliest finish counts, on each processor, the work running
-there and (``queue_aware``) the next subgraphs of the jobs ahead of it in the examined head,
-each projected onto the processor where it would end first, in queue order: a list-schedule
-of the head. So an idle processor stays idle only while every job it could run would end
-sooner on another processor even after the jobs queued ahead there: on a weak CPU beside a
-fast accelerator it keeps long work off the CPU until the accelerator's backlog makes the CPU
-the quicker way. With ``exclusive_aware`` (the project's addition) a job's option on a
-processor that other examined jobs can run nowhere else is the extent (how far its subgraph
-runs) minimising its model's finish plus the number of such jobs times the time it holds the
-processor: the head's sum of finishing times, so a job takes the shared processor only for
-what must run there; and the earliest-finish projection counts such jobs' next subgraphs on
-their only processor first, so a job with a choice goes elsewhere rather than make them wait.
-With ``lp_split`` (a variant, :mod:`adms.lp_split`) a job at a unit boundary the LP's optimum
-passes has one option, the subgraph there furthest behind its share of the LP's flow; on the
-twins it is worse than the earliest-finish choice (docs/results.md). With ``work_conserving`` (a
-variant), when no idle processor is any job's earliest choice, the first idle processor that
-can run a job of the head takes its lowest-scoring one anyway. After each assignment the
-processor's waiting time grows by the subgraph's expected latency and the search starts again,
-until no idle processor takes a job. Unfinished jobs return to the front of the queue
-(``reinsert_front``). With ``shed`` (the project's addition for overload) a job of the examined
-head whose request cannot meet its SLO even if started now on a free device is dropped before
-any assignment. Without the monitor (``use_monitor: false``) no processor is hot and loads are
-0 (idle) or 1 (busy).
+**Decision.** Only the first ``loop_call_size`` jobs of the queue are examined. Where the
+paper leaves a choice, a field of :class:`~adms.config.AdmsConf` names the reading
+(docs/adms-as-built.md, "Readings of the paper's rule"): how a score pairs a job with an idle
+processor (``pairing``: each idle processor in ``idle_order`` takes its lowest-scoring job,
+or the lowest-scoring job goes first to the idle processor where its model would finish
+first), what ``T_latency`` is (``t_latency``), ``T_SLO`` (``slo_reading``) and the sign
+(``score_order``). A processor within ``thermal_margin_c`` of its throttling temperature (or
+throttled) is *hot*: a job may use it only if no cool processor can run its next unit. After
+each assignment the processor's waiting time grows by the subgraph's expected latency and the
+search starts again, until no idle processor takes a job. Unfinished jobs return to the front
+of the queue (``reinsert_front``).
+
+**The project's additions** (each one switch, all off in `adms`): ``earliest_finish`` (a job
+is given only to a processor where its model finishes no later than anywhere else, counting
+the work waiting on busy processors and, with ``queue_aware``, the next subgraphs of the jobs
+ahead of it projected where each ends first: a list-schedule of the head); ``exclusive_aware``
+(:mod:`adms.additions`: on a processor other examined jobs can run nowhere else, a job takes
+the extent minimising its model's finish plus the time it holds them up, and those jobs are
+projected first); ``lp_split`` (:mod:`adms.lp_split`: at a unit boundary the LP's optimum
+passes, the subgraph furthest behind its share of the LP's flow); ``work_conserving`` (when no
+idle processor is any job's earliest choice, the first that can run a job takes its
+lowest-scoring one anyway); ``shed`` (:mod:`adms.additions`: drop a head job that cannot meet
+its SLO even if started now on a free device). Without the monitor (``use_monitor: false``)
+no processor is hot and loads are 0 (idle) or 1 (busy).
 """
 
 from __future__ import annotations
@@ -41,12 +34,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from adms.chains import ChainTable
-from adms.config import AdmsConf, SloReading
-from adms.jobs import NO_WORK, Job, Kind, Option
+from adms.additions import shed, spare_exclusive
+from adms.config import AdmsConf, LatencyReading, Pairing, ScoreOrder, SloReading
+from adms.jobs import NO_WORK, Job, Option
 from adms.lp_split import LpSplit
 from adms.priority import IMPLICIT_SLO_FACTOR, slo_ms, wait_term
 from adms.readings import Readings
+from adms.tables import Tables
 from baselines.band.estimator import LatencyEstimator
 from harness.seams.plan import ModelPlan, Subgraph
 from harness.seams.units import NS_PER_MS
@@ -76,15 +70,14 @@ class AdmsScheduler:
         self._queue_aware: bool = conf.queue_aware
         self._exclusive: bool = conf.exclusive_aware
         self._shedding: bool = conf.shed
-        self._tables: dict[str, ChainTable] = {}
-        #: model -> next unit -> its options (:meth:`options`); a model's entry is dropped
-        #: when its table is re-derived or forgotten (:meth:`_drop_options`)
-        self._options: dict[str, dict[int, dict[str, Option]]] = {}
-        #: model -> next unit -> the kind's shared facts (:meth:`_kind`); dropped with the
-        #: model's options, so it never outlives the table and options it was read from
-        self._kinds: dict[str, dict[int, Kind]] = {}
+        self._job_first: bool = conf.pairing is Pairing.job_first
+        self._on_processor: bool = conf.t_latency is LatencyReading.on_processor
+        self._since_arrival: bool = conf.t_latency is LatencyReading.since_arrival
+        self._highest_first: bool = conf.score_order is ScoreOrder.highest_first
+        #: each model's chain table, options and kinds (:mod:`adms.tables`)
+        self._tables = Tables(estimator)
         #: what the decisions made of the processors' readings (:mod:`adms.readings`)
-        self._readings = Readings(conf.use_monitor, conf.thermal_margin_c, conf.load_ordered)
+        self._readings = Readings(conf.use_monitor, conf.thermal_margin_c, conf.idle_order)
         #: the current decision's counted work: candidates weighed, tables re-derived
         self._work = 0
         #: ``lp_split``: the LP's shares and the deficits (:mod:`adms.lp_split`)
@@ -99,108 +92,58 @@ class AdmsScheduler:
     def cost(self, sg: Subgraph) -> int:
         return self.estimator.expected(sg.key)
 
+    def set_handoffs(self, handoff: Mapping[tuple[str, int], int]) -> None:
+        """Each subgraph's handoff (ns) when the subgraph before it ran on another processor,
+        as the device charges it (:class:`~adms.tables.Tables`)."""
+        self._tables.set_handoffs(handoff)
+
     def forget(self, model: str) -> None:
         """Drop cached latencies of ``model`` (its estimates changed)."""
-        self._tables.pop(model, None)
-        self._drop_options(model)
+        self._tables.forget(model)
 
     def update(self, subgraph: Subgraph, refresh: bool, ns: int | None = None) -> None:
         """Take ``subgraph``'s current estimate (``ns`` when the caller has it) into its
         model's table; with ``refresh`` also re-derive the model's remaining latencies from
         all current estimates."""
-        table = self._tables.get(subgraph.model)
-        if table is not None:
-            table.set_cost(subgraph.index, self.cost(subgraph) if ns is None else ns, refresh)
-        if refresh:
-            self._drop_options(subgraph.model)
-
-    def _drop_options(self, model: str) -> None:
-        self._options.pop(model, None)
-        self._kinds.pop(model, None)
-
-    def _table(self, plan: ModelPlan) -> ChainTable:
-        """The plan's chain table: its costs are the estimator's, kept current by
-        :meth:`update`."""
-        table = self._tables.get(plan.model)
-        if table is None or table.plan is not plan:
-            table = self._tables[plan.model] = ChainTable(plan, self.cost)
-        return table
+        self._tables.update(subgraph, refresh, ns)
 
     def rest(self, plan: ModelPlan) -> list[int]:
-        """``rest[u]``: fastest ns from unit u to the end on a free device (cached)."""
-        table = self._table(plan)
-        if table.stale:
-            self._work += len(plan.subgraphs)
+        """``rest[u]``: fastest ns from unit u to the end on a free device, nothing known of
+        what ran before (cached)."""
+        table, _ = self._tables.solved(plan)
         return table.rest()
 
-    def options(self, plan: ModelPlan, next_unit: int) -> dict[str, Option]:
+    def options(self, plan: ModelPlan, next_unit: int, last: str = "") -> dict[str, Option]:
         """Processor -> the fastest way to finish the model starting there (cached)."""
-        by_unit = self._options.get(plan.model)
-        if by_unit is None:
-            by_unit = self._options[plan.model] = {}
-        cached = by_unit.get(next_unit)
-        if cached is None:
-            rest = self.rest(plan)
-            self._work += len(plan.candidates(next_unit))
-            cached = by_unit[next_unit] = self._fastest(plan, next_unit, rest)
-        return cached
-
-    def _fastest(self, plan: ModelPlan, next_unit: int, rest: list[int]) -> dict[str, Option]:
-        """Processor -> (cost + rest after it, the subgraph) of the candidates at
-        ``next_unit`` minimising it there (the first of equal ones), processors in order of
-        first appearance among the candidates; at the current estimates (the chain table's
-        costs)."""
-        out: dict[str, Option] = {}
-        table = self._table(plan)
-        cost, end, subgraphs = table.cost, table.end, plan.subgraphs
-        for k in table.starting(next_unit):
-            ns = cost[k] + rest[end[k]]
-            sg = subgraphs[k]
-            best = out.get(sg.processor)
-            if best is None or ns < best[0]:
-                out[sg.processor] = (ns, sg)
-        return out
-
-    def _allowed(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]
-                 ) -> dict[str, Option]:
-        opts = self.options(plan, next_unit)
-        if not hot or hot.isdisjoint(opts):
-            return opts
-        cool = {p: o for p, o in opts.items() if p not in hot}
-        return cool or opts
-
-    def _kind(self, plan: ModelPlan, next_unit: int, hot: frozenset[str]) -> Kind:
-        """The shared facts of jobs of ``plan``'s model at ``next_unit`` (cached: valid while
-        the model's options are, for the same plan and hot processors)."""
-        by_unit = self._kinds.get(plan.model)
-        kind = None if by_unit is None else by_unit.get(next_unit)
-        if kind is not None and kind.plan is plan and (kind.hot is hot or kind.hot == hot):
-            return kind
-        rest = self.rest(plan)
-        avg_ns = rest[0]
-        kind = Kind(plan, hot, self._allowed(plan, next_unit, hot), avg_ns,
-                     avg_ns / NS_PER_MS, rest[next_unit] / NS_PER_MS)
-        self._kinds.setdefault(plan.model, {})[next_unit] = kind
-        return kind
+        return self._tables.options(plan, next_unit, last)
 
     def _job(self, position: int, job: JobView, view: SchedulerView, hot: frozenset[str],
              now_ms: float) -> Job:
-        kind = self._kind(view.plans[job.request.model], job.next_unit, hot)
+        kind = self._tables.kind(view.plans[job.request.model], job.next_unit,
+                                 job.last_processor, hot)
         enqueue_ms = job.enqueue_ns / NS_PER_MS
         request = job.request
         slo = slo_ms(request.slo_ns, request.arrival_ns, kind.avg_ns, view.now_ns,
                      self.implicit_slo_factor, self._by_budget)
+        latency_ms: float | None = None  # (on_processor: scored per processor)
+        if self._since_arrival:
+            latency_ms = (view.now_ns - request.arrival_ns) / NS_PER_MS
+        elif not self._on_processor:  # (free_device: C_remaining's time)
+            latency_ms = kind.remaining_ms
         return Job(position, job, kind.options, slo, enqueue_ms, kind.avg_ms, kind.remaining_ms,
-                    wait_term(self._alpha, now_ms, enqueue_ms, kind.avg_ms))
+                   wait_term(self._alpha, now_ms, enqueue_ms, kind.avg_ms), latency_ms)
 
     def _score(self, item: Job, latency_ns: int, resource: float) -> float:
         """Eq. (4) for ``item`` finishing ``latency_ns`` from now on a processor whose
         ``resource`` factor is ``δ (2 B_cur − B_max) / B_max``: :func:`priority`'s sum, in
-        its order, with eq. (2) taken from the job (computed once per decision)."""
-        latency_ms = latency_ns / NS_PER_MS
+        its order, with eq. (2) taken from the job (computed once per decision). T_latency is
+        the job's own where the reading fixes it (``t_latency``); with ``score_order``
+        `highest_first` the score is negated, so the lowest still runs first."""
+        latency_ms = latency_ns / NS_PER_MS if item.latency_ms is None else item.latency_ms
         slo_ms = latency_ms if item.slo_ms is None else item.slo_ms  # None: term is 0
-        return (self._gamma * (slo_ms - latency_ms) + item.wait
-                + resource * item.remaining_ms)
+        score = (self._gamma * (slo_ms - latency_ms) + item.wait
+                 + resource * item.remaining_ms)
+        return -score if self._highest_first else score
 
     def _lowest(
         self, name: str, load: float, jobs: list[Job], waiting: dict[str, int],
@@ -235,12 +178,18 @@ class AdmsScheduler:
 
     def _pick(self, free: list[tuple[str, float]], jobs: list[Job],
               waiting: dict[str, int]) -> tuple[str, int, Subgraph] | None:
-        """The next (processor, job index, subgraph): the first idle processor, by preference,
-        that is some job's earliest-finishing choice takes its lowest-scoring such job; when
-        no idle processor is, and ``work_conserving``, the first that can run any job takes
+        """The next (processor, job index, subgraph): ``job_first`` (:meth:`_first_job`), or
+        the first idle processor in ``idle_order`` that some job may go to (with
+        ``earliest_finish``: its earliest-finishing choice) takes its lowest-scoring such
+        job; when none may, and ``work_conserving``, the first that can run any job takes
         its lowest-scoring one."""
         reserved = self._reserved(jobs) if self._exclusive else NO_WORK
         soonest = self._soonest(jobs, waiting, reserved) if self._earliest else None
+        if self._job_first:
+            first = self._first_job(free, jobs, waiting, soonest, reserved)
+            if first is not None or not self._work_conserving or soonest is None:
+                return first
+            return self._first_job(free, jobs, waiting, None, reserved)
         for name, load in free:
             got = self._lowest(name, load, jobs, waiting, soonest, reserved)
             if got is not None:
@@ -251,6 +200,43 @@ class AdmsScheduler:
                 if got is not None:
                     return name, got[0], got[1]
         return None
+
+    def _first_job(self, free: list[tuple[str, float]], jobs: list[Job], waiting: dict[str, int],
+                   soonest: list[int] | None, reserved: dict[str, int]
+                   ) -> tuple[str, int, Subgraph] | None:
+        """``job_first``: each job's processor is the idle one where its model would finish
+        first (of those it finishes no later than ``soonest`` when that is given; ties: the
+        idle order); the job scoring lowest there goes (ties: the earlier finish, then queue
+        position). With ``t_latency`` `on_processor` a job's T_latency is the earliest its
+        model can finish from now on any processor, busy ones counting the work waiting there
+        (so a job whose fastest processor is busy is the more urgent)."""
+        best: tuple[float, int, int, int, str, Subgraph] | None = None
+        for k, item in enumerate(jobs):
+            opts = item.options
+            self._work += len(opts)
+            ahead = len(opts) > 1
+            target: tuple[int, str, float, Subgraph] | None = None
+            for name, load in free:
+                opt = opts.get(name)
+                if opt is None:
+                    continue
+                held = reserved.get(name, 0) if ahead else 0
+                if soonest is not None and opt[0] + held > soonest[k]:
+                    continue
+                if target is None or opt[0] < target[0]:
+                    target = (opt[0], name, load, opt[1])
+            if target is None:
+                continue
+            finish, name, load, sg = target
+            latency = finish
+            if self._on_processor:
+                for p, o in opts.items():
+                    latency = min(latency, waiting[p] + o[0])
+            score = self._score(item, latency, self._delta * ((2.0 * load - 1.0) / 1.0))
+            if best is None or score < best[0] or (score == best[0] and (
+                    finish < best[1] or (finish == best[1] and item.position < best[2]))):
+                best = (score, finish, item.position, k, name, sg)
+        return None if best is None else (best[4], best[3], best[5])
 
     def _reserved(self, jobs: list[Job]) -> dict[str, int]:
         """Processor -> the next subgraphs of the examined jobs that can run only there."""
@@ -297,7 +283,7 @@ class AdmsScheduler:
         return out
 
     def schedule(self, view: SchedulerView) -> Decision:
-        self._work = 0
+        self._work = self._tables.work = 0
         now_ns = view.now_ns
         now_ms = now_ns / NS_PER_MS
         hot, waiting, free = self._readings.read(view)
@@ -305,12 +291,13 @@ class AdmsScheduler:
         for j in view.queue[:self._loop_call_size]:  # (the head: no job past it is read)
             jobs.append(self._job(len(jobs), j, view, hot, now_ms))
         if self._exclusive:
-            jobs = self._spare_exclusive(jobs, view)
+            jobs, weighed = spare_exclusive(jobs, view, self._tables.through, self.cost)
+            self._work += weighed
         if self._lp.split:
             jobs = [self._steer(item, view) for item in jobs]
         drops: tuple[int, ...] = ()
         if self._shedding:
-            jobs, drops = self._shed(jobs, view)
+            jobs, drops = shed(jobs, view, self.options)
         out: list[Assignment] = []
         while jobs and free:
             pick = self._pick(free, jobs, waiting)
@@ -323,7 +310,7 @@ class AdmsScheduler:
             free = [f for f in free if f[0] != name]
             if jobs and free:  # (read only by the next pick)
                 waiting[name] += self.cost(sg)
-        return Decision(tuple(out), drops, work=self._work + len(jobs))
+        return Decision(tuple(out), drops, work=self._work + self._tables.work + len(jobs))
 
     def _steer(self, item: Job, view: SchedulerView) -> Job:
         """``lp_split``: the job with one option, the subgraph the LP's optimum uses at its
@@ -338,59 +325,6 @@ class AdmsScheduler:
         self._work += weighed
         if sg.processor not in item.options:
             return item
-        rest = self.rest(view.plans[model])
-        return replace(item, options={sg.processor: (self.cost(sg) + rest[sg.last_unit + 1],
+        through = self._tables.through(view.plans[model], sg, item.job.last_processor)
+        return replace(item, options={sg.processor: (through,
                                                      sg)})
-
-    def _spare_exclusive(self, jobs: list[Job], view: SchedulerView) -> list[Job]:
-        """``jobs`` with, on each processor that other examined jobs can run nowhere else, the
-        extent minimising the model's finish + (number of such jobs) x the time it holds the
-        processor (``exclusive_aware``). Its option's time stays the model's finish."""
-        only: dict[str, int] = {}
-        for item in jobs:
-            if len(item.options) == 1:
-                name = next(iter(item.options))
-                only[name] = only.get(name, 0) + 1
-        if not only:
-            return jobs
-        out: list[Job] = []
-        for item in jobs:
-            own = int(len(item.options) == 1)  # the job itself is one of ``only``'s
-            contended = [(p, only.get(p, 0) - own) for p in item.options
-                         if only.get(p, 0) - own > 0]
-            if not contended:
-                out.append(item)
-                continue
-            plan = view.plans[item.job.model]
-            rest = self.rest(plan)
-            options = dict(item.options)
-            for name, others in contended:
-                best: tuple[int, int, Subgraph] | None = None
-                for sg in plan.candidates(item.job.next_unit):
-                    if sg.processor != name:
-                        continue
-                    held = self.cost(sg)
-                    finish = held + rest[sg.last_unit + 1]
-                    key = finish + others * held
-                    if best is None or key < best[0]:
-                        best = (key, finish, sg)
-                self._work += len(plan.candidates(item.job.next_unit))
-                if best is not None:
-                    options[name] = (best[1], best[2])
-            out.append(replace(item, options=options))
-        return out
-
-    def _shed(self, jobs: list[Job], view: SchedulerView) -> tuple[list[Job], tuple[int, ...]]:
-        """(the jobs kept, the ids dropped): a job is dropped when its request has an SLO
-        and even its fastest way to finish, started now on a free processor, ends after
-        the deadline."""
-        kept: list[Job] = []
-        dropped: list[Job] = []
-        for item in jobs:
-            request = item.job.request
-            opts = self.options(view.plans[item.job.model], item.job.next_unit)
-            fastest = min((o[0] for o in opts.values()), default=0)
-            deadline_ns = request.arrival_ns + request.slo_ns
-            late = request.slo_ns > 0 and view.now_ns + fastest > deadline_ns
-            (dropped if late else kept).append(item)
-        return kept, tuple(item.job.job_id for item in dropped)

@@ -56,6 +56,7 @@ SOURCES: tuple[str, ...] = (
     "adms/jobs.py",
     "adms/readings.py",
     "adms/lp_split.py",
+    "adms/additions.py",
     "adms/scheduler.py",
     "adms/monitor.py",
     "adms/chains.py",

@@ -21,11 +21,13 @@ from harness.seams.records import Completion, Request, SensorSample
 from harness.seams.view import Decision, JobView, ProcessorView
 
 #: the trace format's version (the header's ``version``)
-VERSION = 1
+VERSION = 2
 #: a request as an array, in this order
 REQUEST_FIELDS = ("request_id", "model", "frame_id", "arrival_ns", "slo_ns", "stream")
-#: a queued job as an array: its own fields, then its request's
-JOB_FIELDS = ("job_id", "next_unit", "enqueue_ns", "executed", *REQUEST_FIELDS)
+#: a queued job as an array: its own fields, then its request's, then the processor its last
+#: subgraph ran on ("" before its first)
+JOB_FIELDS = ("job_id", "next_unit", "enqueue_ns", "executed", *REQUEST_FIELDS,
+              "last_processor")
 #: a sensor reading's fields (an object; absent readings are null)
 STATE_FIELDS = tuple(f.name for f in fields(SensorSample))
 
@@ -42,7 +44,8 @@ def request_row(r: Request) -> list[Any]:
 
 
 def job_row(j: JobView) -> list[Any]:
-    return [j.job_id, j.next_unit, j.enqueue_ns, j.executed, *request_row(j.request)]
+    return [j.job_id, j.next_unit, j.enqueue_ns, j.executed, *request_row(j.request),
+            j.last_processor]
 
 
 def state_obj(s: SensorSample | None) -> dict[str, Any] | None:
@@ -92,7 +95,8 @@ def request_of(row: Sequence[Any]) -> Request:
 
 
 def job_of(row: Sequence[Any]) -> JobView:
-    return JobView(row[0], request_of(row[4:]), row[1], row[2], row[3])
+    end = 4 + len(REQUEST_FIELDS)
+    return JobView(row[0], request_of(row[4:end]), row[1], row[2], row[3], row[end])
 
 
 def state_of(obj: Mapping[str, Any] | None) -> SensorSample | None:

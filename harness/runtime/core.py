@@ -67,6 +67,8 @@ class _Job:
     first_start_ns: int = -1
     processors: list[str] = field(default_factory=list)
     _view: JobView | None = None
+    #: the processor its last subgraph ran on ("" before its first)
+    last_processor: str = ""
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
     def __init__(self, job_id: int, request: Request, next_unit: int = 0, enqueue_ns: int = 0,
@@ -80,18 +82,20 @@ class _Job:
         self.first_start_ns = first_start_ns
         self.processors = list() if processors is None else processors
         self._view = _view
+        self.last_processor = ""
 
     def view(self) -> JobView:
         """What a scheduler sees (made once per state of the job)."""
         if self._view is None:
             self._view = JobView(self.job_id, self.request, self.next_unit, self.enqueue_ns,
-                                 self.executed)
+                                 self.executed, self.last_processor)
         return self._view
 
     def moved_past(self, subgraph: Subgraph, now_ns: int) -> None:
         """The job ran ``subgraph``: its next unit follows it, and it re-enters at now."""
         self.next_unit = subgraph.last_unit + 1
         self.executed += 1
+        self.last_processor = subgraph.processor
         self.enqueue_ns = now_ns
         self._view = None
 

@@ -47,6 +47,9 @@ class Driver:
         self._progress = progress
         self._next_sample_ns = 0
         self._report = clock.report
+        #: when the scheduler is done with its last decision: decisions run one after another
+        #: on the phone's CPU, each for ``Engine.decision_ns`` of its counted work
+        self._scheduler_free_ns = 0
 
     def run(self, drain_ns: int) -> int:
         """Run to the end of traffic plus drain; returns the end time (ns)."""
@@ -106,10 +109,19 @@ class Driver:
         return t
 
     def _dispatch_now(self, starts: list[Start]) -> None:
-        """Start what a decision chose, once the decision's own time has passed."""
+        """Start what a decision chose, once the decision's own time has passed. Every
+        decision takes its time, whether it starts something or not: it begins when the
+        scheduler is done with the one before, so a decision that keeps processors idle
+        still delays the next one's starts."""
+        took = self.device.decision_ns(self.runtime.decision_work)
+        if not took:
+            if starts:
+                self._dispatch(starts, self.clock.now_ns())
+            return
+        done = max(self.clock.now_ns(), self._scheduler_free_ns) + took
+        self._scheduler_free_ns = done
         if starts:
-            now = self.clock.now_ns()
-            self._dispatch(starts, now + self.device.decision_ns(self.runtime.decision_work))
+            self._dispatch(starts, done)
 
     def _dispatch(self, starts: list[Start], now: int) -> None:
         start, report = self.device.start, self._report

@@ -28,15 +28,19 @@ class JobView:
     enqueue_ns: int
     #: number of subgraphs of this job already executed
     executed: int = 0
+    #: the processor its last subgraph ran on ("" before its first: its next subgraph pays
+    #: a handoff on any other processor)
+    last_processor: str = ""
 
     # written out: compiled (harness.native), a generated __init__ is ~16x slower
     def __init__(self, job_id: int, request: Request, next_unit: int, enqueue_ns: int,
-                 executed: int = 0) -> None:
+                 executed: int = 0, last_processor: str = "") -> None:
         object.__setattr__(self, "job_id", job_id)
         object.__setattr__(self, "request", request)
         object.__setattr__(self, "next_unit", next_unit)
         object.__setattr__(self, "enqueue_ns", enqueue_ns)
         object.__setattr__(self, "executed", executed)
+        object.__setattr__(self, "last_processor", last_processor)
 
     @property
     def model(self) -> str:

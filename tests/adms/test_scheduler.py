@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adms.config import AdmsConf
+from adms.config import AdmsConf, IdleOrder, Pairing
 from adms.policy import AdmsPolicy
 from adms.priority import priority
 from adms.scheduler import AdmsScheduler
@@ -31,7 +31,7 @@ from tests.fixtures.policies import (
 #: the project's additions, all on: `adms_ef` (conf/baseline/adms_ef.yaml); the tests below
 #: are of ADMS as built unless they say ``paper=True`` (`adms`, the additions off)
 EF = {"earliest_finish": True, "queue_aware": True, "exclusive_aware": True,
-      "load_ordered": True}
+      "idle_order": IdleOrder.load, "pairing": Pairing.processor_asks}
 
 
 def _sched(plans_prof: tuple[dict[str, ModelPlan], dict[tuple[str, int], int]],

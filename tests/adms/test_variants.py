@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adms.config import AdmsConf
+from adms.config import AdmsConf, IdleOrder, Pairing
 from adms.priority import priority
 from adms.scheduler import AdmsScheduler
 from baselines.band.estimator import LatencyEstimator
@@ -18,13 +18,15 @@ from tests.fixtures.policies import job, merge, placed, pv, single, view
 from tests.fixtures.runs import SHORT, compose_run, run_baselines
 
 #: the project's additions (conf/baseline/adms_ef.yaml)
-ADDITIONS = ("earliest_finish", "queue_aware", "exclusive_aware", "load_ordered")
+ADDITIONS = ("earliest_finish", "queue_aware", "exclusive_aware", "idle_order")
 
 
 def _conf(ef: bool, loop_call_size: int = 4) -> AdmsConf:
-    """`adms_ef` (``ef``) or `adms`: the four additions on or off."""
-    return AdmsConf(earliest_finish=ef, queue_aware=ef, exclusive_aware=ef, load_ordered=ef,
-                    loop_call_size=loop_call_size)
+    """`adms_ef` (``ef``) or `adms_asks` (the reading `adms_ef` is built on): the four
+    additions on or off."""
+    return AdmsConf(earliest_finish=ef, queue_aware=ef, exclusive_aware=ef,
+                    idle_order=IdleOrder.load if ef else IdleOrder.device,
+                    pairing=Pairing.processor_asks, loop_call_size=loop_call_size)
 
 
 def _sched(built: tuple[dict[str, ModelPlan], dict[tuple[str, int], int]], ef: bool,
@@ -66,26 +68,27 @@ def test_loop_call_size_limits_the_jobs_examined(ef: bool) -> None:
         assert placed(sched.schedule(view(q, procs, plans))) == want
 
 
-def test_adms_ef_yaml_is_adms_with_the_additions_on() -> None:
+def test_adms_ef_yaml_is_adms_asks_with_the_additions_on() -> None:
     cfg = compose_run("device=k50pro", "scenario=frs")
-    paper, built = vars(cfg.baselines["adms"]), vars(cfg.baselines["adms_ef"])
-    assert all(not paper[f] and built[f] for f in ADDITIONS)
+    paper, built = vars(cfg.baselines["adms_asks"]), vars(cfg.baselines["adms_ef"])
+    assert paper["idle_order"] is IdleOrder.device and built["idle_order"] is IdleOrder.load
+    assert all(not paper[f] and built[f] for f in ADDITIONS if f != "idle_order")
     assert {k: v for k, v in paper.items() if k not in ADDITIONS} == {
         k: v for k, v in built.items() if k not in ADDITIONS}
 
 
 def _requests(overrides: tuple[str, ...], tmp: Path, tag: str) -> dict[str, str]:
     cfg = compose_run("device=k50pro", "scenario=frs", *SHORT, "seed.base=0",
-                      "run=[adms,adms_ef]", *overrides)
+                      "run=[adms_asks,adms_ef]", *overrides)
     data, _ = run_baselines(cfg, tmp / tag, tmp / "cache")
     table = data.requests
     return {b: table[table["baseline"] == b].drop(columns=["baseline"]).to_csv(index=False)
-            for b in ("adms", "adms_ef")}
+            for b in ("adms_asks", "adms_ef")}
 
 
-def test_adms_ef_with_every_addition_off_makes_admss_decisions(tmp_path: Path) -> None:
-    off = tuple(f"baselines.adms_ef.{f}=false" for f in ADDITIONS)
-    same = _requests(off, tmp_path, "off")
-    assert same["adms"] == same["adms_ef"]
+def test_adms_ef_with_every_addition_off_makes_adms_askss_decisions(tmp_path: Path) -> None:
+    off = tuple(f"baselines.adms_ef.{f}=false" for f in ADDITIONS if f != "idle_order")
+    same = _requests((*off, "baselines.adms_ef.idle_order=device"), tmp_path, "off")
+    assert same["adms_asks"] == same["adms_ef"]
     differs = _requests((), tmp_path, "on")  # (the comparison can fail)
-    assert differs["adms"] != differs["adms_ef"]
+    assert differs["adms_asks"] != differs["adms_ef"]

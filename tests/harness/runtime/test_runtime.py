@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import simpy
 
-from adms.config import AdmsConf
+from adms.config import AdmsConf, IdleOrder, Pairing
 from adms.policy import AdmsPolicy
 from baselines.tflite import TfliteConf, TflitePolicy
 from devices.twin import TwinDevice
@@ -171,7 +171,7 @@ def adms_tiny_plans() -> dict[str, ModelPlan]:
 
 #: ADMS as built (``adms_ef``): the project's four additions on (docs/adms-as-built.md)
 AS_BUILT = AdmsConf(earliest_finish=True, queue_aware=True, exclusive_aware=True,
-                    load_ordered=True)
+                    idle_order=IdleOrder.load, pairing=Pairing.processor_asks)
 
 
 def test_adms_exact_trace() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.reporting.metrics import Metrics
 from harness.reporting.store import RunData
 
 
@@ -31,4 +32,24 @@ def render(data: RunData, out: Path, console: Console, plots: bool = True) -> li
 
         written += drawn.plot_all(data, out)
     report.print_comparison(data, console=console, metrics=metrics)
+    written += _readings(data, metrics, out, console)
     return written
+
+
+def _readings(data: RunData, metrics: Metrics, out: Path, console: Console) -> list[Path]:
+    """With the readings of the paper's rule in the run (``+experiment=readings``): their
+    ratios and ranges into ``readings.csv`` and ``readings_range.csv``, one line each."""
+    from harness.reporting import readings
+    from harness.reporting.summary import failed_seeds_of, failures_of, without_failed
+
+    groups = data.manifest.get("groups") or {}
+    members = [str(b) for b in groups.get(readings.GROUP, [])]
+    if not members or metrics.scenario.empty:
+        return []
+    scenario = without_failed(metrics.scenario, failed_seeds_of(data.manifest))
+    lines = readings.write(scenario, members, list(failures_of(data.manifest)), out,
+                           str(data.manifest.get("device", "")),
+                           str(data.manifest.get("scenario", "")))
+    for line in lines:
+        console.print(line)
+    return [out / "readings.csv", out / "readings_range.csv"]

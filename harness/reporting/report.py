@@ -44,6 +44,7 @@ from harness.reporting.runrecord import RunRecord
 from harness.reporting.store import RunData
 from harness.reporting.summary import (
     aggregate,
+    blank_failed,
     failed_seeds_of,
     failures_of,
     with_slo_pct,
@@ -393,7 +394,6 @@ def summary_csv(run: RunData, path: Path | None = None,
     _identified(table, identity).to_csv(path, index=False)
     per_seed = with_slo_pct(metrics.scenario)
     failed = failed_seeds_of(run.manifest)
-    per_seed["run_failed"] = [int(s) in failed.get(str(b), ()) for b, s in
-                              zip(per_seed["baseline"], per_seed["seed"], strict=True)]
+    per_seed = blank_failed(per_seed, failed)
     _identified(per_seed, identity).to_csv(path.with_name("summary_seeds.csv"), index=False)
     return path

@@ -71,6 +71,25 @@ def without_failed(scenario: pd.DataFrame,
     return scenario[~pd.Series(failed, index=scenario.index)]
 
 
+def blank_failed(per_seed: pd.DataFrame, failed: Mapping[str, Collection[int]]
+                    ) -> pd.DataFrame:
+    """Per-seed rows with ``run_failed`` marked; a failed seed's figures cover only the time
+    before it failed, so its measured numbers are blanked (NaN: no reader takes a mean or a
+    ratio of them) and its partial FPS kept apart as ``fps_partial``."""
+    out = per_seed.copy()
+    mask = pd.Series([int(s) in failed.get(str(b), ()) for b, s in
+                      zip(out["baseline"], out["seed"], strict=True)], index=out.index,
+                     dtype=bool)
+    out["run_failed"] = mask
+    if "fps" in out.columns:
+        out["fps_partial"] = out["fps"].where(mask)
+    measured = [c for c in out.columns if c not in ("seed", "fps_partial")
+                and pd.api.types.is_numeric_dtype(out[c]) and c != "run_failed"]
+    if mask.any():
+        out[measured] = out[measured].astype(float).where(~mask)
+    return out
+
+
 def aggregate(metrics: Metrics, groups: Mapping[str, Sequence[str]] | None = None,
               failures: Mapping[str, str] | None = None,
               failed_seeds: Mapping[str, Collection[int]] | None = None) -> pd.DataFrame:

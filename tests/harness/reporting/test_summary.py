@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.reporting.metrics import Metrics
-from harness.reporting.summary import aggregate, failed_seeds_of, failures_of
+from harness.reporting.summary import aggregate, blank_failed, failed_seeds_of, failures_of
 
 FPS = {"tflite": [10.0, 11.0, 12.0], "band": [20.0, 22.0, 24.0], "band_heft": [25.0, 26.0, 27.0],
        "adms": [30.0, 33.0, 36.0]}
@@ -105,3 +105,16 @@ def test_ratios_against_both_tflite_rows() -> None:
 def test_a_ratio_against_a_row_not_run_is_missing() -> None:
     table = aggregate(_metrics(FPS)).set_index("baseline")
     assert math.isnan(table.loc["adms", "fps_vs_tflite_gpu"])
+
+
+def test_a_failed_seeds_per_seed_row_carries_no_figure_to_average() -> None:
+    """summary_seeds.csv's rows: band's seed 1 failed (19.86 FPS from the frames before it
+    ran out of memory): its measured figures are blank, its partial FPS kept apart."""
+    per_seed = _metrics(FPS).scenario
+    blanked = blank_failed(per_seed, {"band": {1}}).set_index(["baseline", "seed"])
+    assert bool(blanked.loc[("band", 1), "run_failed"])
+    assert math.isnan(blanked.loc[("band", 1), "fps"])
+    assert math.isnan(blanked.loc[("band", 1), "bound_pct"])
+    assert blanked.loc[("band", 1), "fps_partial"] == 22.0
+    assert blanked.loc[("band", 0), "fps"] == 20.0 and not blanked.loc[("band", 0), "run_failed"]
+    assert math.isnan(blanked.loc[("band", 0), "fps_partial"])

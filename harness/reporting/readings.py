@@ -106,3 +106,34 @@ def write(scenario: pd.DataFrame, readings: Sequence[str], failed: Collection[st
     spans = ranges(full)
     spans.to_csv(out / "readings_range.csv", index=False)
     return [sentence(row, device, scenario_name) for row in spans.to_dict("records")]
+
+
+#: the config fields that name a reading of the paper's rule, with how a reader sees them
+READING_FIELDS = (("pairing", "pairing"), ("idle_order", "idle order"),
+                  ("t_latency", "T_latency"), ("slo_reading", "T_SLO"),
+                  ("score_order", "sign"), ("earliest_finish", "waits for a busy processor"))
+
+
+def reading_of(conf: Mapping[str, object]) -> str:
+    """An ADMS row's reading of the paper's rule, from its config as a manifest records it
+    (enums as ``Enum.member`` strings): ``pairing job_first · idle order device · ...``."""
+    parts = []
+    for key, label in READING_FIELDS:
+        if key not in conf:
+            continue
+        value = str(conf[key]).rsplit(".", 1)[-1]
+        parts.append(f"{label} {value.lower() if value in ('True', 'False') else value}")
+    return " · ".join(parts)
+
+
+def adms_line(manifest: Mapping[str, object]) -> str:
+    """"adms reads the paper's rule as: ..." for a run with an ``adms`` row ("" without)."""
+    config = manifest.get("config")
+    baselines = config.get("baselines") if isinstance(config, Mapping) else None
+    ran = manifest.get("baselines")
+    if not isinstance(baselines, Mapping) or not isinstance(ran, list) or "adms" not in ran:
+        return ""
+    conf = baselines.get("adms")
+    if not isinstance(conf, Mapping):
+        return ""
+    return f"adms reads the paper's rule as: {reading_of(conf)} (docs/adms-as-built.md)"

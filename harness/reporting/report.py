@@ -1,24 +1,22 @@
 """The comparison report: one row per baseline, beside the paper's numbers.
 
-A report says first *what produced the numbers*: the device kind and what it means (as the
-device's class declared it, :class:`~harness.seams.device.DeviceKind`: ``twin`` = a simulation,
-``host`` = this machine, ``adb`` = a real phone), the device, scenario, seeds and versions, all
-read from the run's ``manifest.json``. Then one row per baseline (:mod:`.summary`): FPS as a
+A report says first *what produced the numbers*: the device kind and what it means
+(:class:`~harness.seams.device.DeviceKind`: ``twin`` = a simulation, ``host`` = this machine,
+``adb`` = a real phone), device, scenario, seeds and versions, from ``manifest.json``. Then one row per baseline (:mod:`.summary`): FPS as a
 mean with its 95% interval over seeds, the paper's FPS (Figure 8) where the paper has one, the
 FPS ratios over both TFLite rows (ours with a paired-bootstrap interval: over ``tflite``, shown
 as ``tflite (oracle)``, and over ``tflite_gpu``; the paper's over its TFLite), the ratio over
 Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame, peak
 temperature and time to the first throttle, each a mean over seeds. Every title states the
-load: frames in flight for the closed loop over frames. The same table renders three
-ways: ``rich`` tables for the terminal (after the run's verdicts, :mod:`.verdict`; split by
-columns to fit the console, :mod:`.tables`; then latency per model), ``summary.csv``
-(every aggregated column with its interval bounds, one row per baseline;
-``summary_seeds.csv`` keeps the per-seed values) and Markdown for notes.
+load: frames in flight for the closed loop over frames. It renders as ``rich`` tables for the
+terminal (after the run's verdicts, :mod:`.verdict`, and which reading ``adms`` is; split to
+fit the console, :mod:`.tables`; then latency per model), ``summary.csv`` (each column with
+its interval bounds; ``summary_seeds.csv`` per seed) and Markdown for notes.
 
 Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a name,
-with ``device_kind`` beside it), ``kind_meaning`` (or ``kind_words``), ``scenario`` (a name or a
-mapping with ``name``), ``seeds`` (the list) or ``seed`` (an int or a mapping with ``base``),
-``groups``, ``versions`` (package -> version) and ``git_commit``.
+with ``device_kind``), ``kind_meaning`` (or ``kind_words``), ``scenario`` (a name or a mapping
+with ``name``), ``seeds`` or ``seed`` (an int or a mapping with ``base``), ``groups``,
+``versions``, ``git_commit``, ``config``.
 """
 
 from __future__ import annotations
@@ -40,6 +38,7 @@ from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.names import SHOWN_AS, variants
 from harness.reporting.names import shown_name as _shown_name
+from harness.reporting.readings import adms_line
 from harness.reporting.runrecord import RunRecord
 from harness.reporting.store import RunData
 from harness.reporting.summary import (
@@ -331,6 +330,8 @@ def print_comparison(run: RunData, console: Console | None = None,
     console = console or terminal_console()
     _, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
     console.print(verdict.rich_boxes(boxes, identity.shown, console.width))
+    if reading := adms_line(run.manifest):
+        console.print(reading)
     declared, width = metrics.declared, console.width
     for part in rich_tables(table, identity, columns(declared, Table.THROUGHPUT),
                             declared=declared, width=width):

@@ -55,3 +55,15 @@ def test_the_range_names_its_ends_and_the_widest_bounds() -> None:
     line = readings.sentence(band.to_dict() | {"against": "band"}, "k50pro", "frs")
     assert line.startswith("Under 2 readings of the paper's rule, ADMS/Band (band_sel) on "
                            "k50pro FRS lies in [0.60, 1.00]")
+
+
+def test_the_report_says_which_reading_adms_is() -> None:
+    conf = {"pairing": "Pairing.job_first", "idle_order": "IdleOrder.device",
+            "t_latency": "LatencyReading.on_processor", "slo_reading": "SloReading.budget",
+            "score_order": "ScoreOrder.lowest_first", "earliest_finish": False}
+    manifest = {"baselines": ["band", "adms"], "config": {"baselines": {"adms": conf}}}
+    assert readings.adms_line(manifest) == (
+        "adms reads the paper's rule as: pairing job_first · idle order device · T_latency "
+        "on_processor · T_SLO budget · sign lowest_first · waits for a busy processor false "
+        "(docs/adms-as-built.md)")
+    assert readings.adms_line({**manifest, "baselines": ["band"]}) == ""

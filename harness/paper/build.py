@@ -78,7 +78,9 @@ def build(overrides: Sequence[str], console: Console | None = None) -> Built:
              "runs": {s: sum(o.status == s for o in outcomes.values())
                       for s in ("ran", "reused", "failed")}}
     index = json.loads((out / runner.INDEX_FILE).read_text())
-    judged = verdicts.paper_verdicts(verdicts.fig8_runs(index, out))
+    fig8 = verdicts.fig8_runs(index, out)
+    judged = verdicts.paper_verdicts(fig8)
+    facts["adms_reading"] = verdicts.adms_reading(fig8)
     paths = html.write_report(out / "report", executed, facts, judged)
     errors = {a: e.error for a, e in executed if e.error}
     return Built(paths[0], paths[1], seconds, errors)

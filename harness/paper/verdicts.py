@@ -15,7 +15,8 @@ from typing import Any
 
 from harness.reporting import report, verdict
 from harness.reporting.metrics import compute
-from harness.reporting.store import load_run
+from harness.reporting.readings import adms_line
+from harness.reporting.store import load_run, read_manifest
 from harness.reporting.verdict import Verdict
 
 
@@ -25,6 +26,17 @@ def run_verdicts(folder: Path) -> tuple[list[Verdict], report.RunIdentity]:
     identity = report.run_identity(run.manifest, run.folder)
     _, boxes = verdict.of_run(run, compute(run), identity.device, identity.paper_scenario)
     return boxes, identity
+
+
+def adms_reading(runs: Sequence[tuple[str, Path]]) -> str:
+    """Which reading of the paper's rule the ``adms`` row of the first run that has one is
+    ("adms reads the paper's rule as: ..."; "" without)."""
+    for _, folder in runs:
+        if (folder / "manifest.json").exists():
+            line = adms_line(read_manifest(folder))
+            if line:
+                return line
+    return ""
 
 
 def paper_verdicts(runs: Sequence[tuple[str, Path]]) -> list[tuple[str, list[Verdict],

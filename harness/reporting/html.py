@@ -141,11 +141,13 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], facts: Mapping[str, Any]
 
 def built_line(facts: Mapping[str, Any]) -> str:
     """``built in 1177.6 s; runs: 13 ran, 0 reused, 0 failed`` (``facts["runs"]``: how many
-    runs ended how)."""
+    runs ended how), then which reading of the paper's rule ``adms`` is, where known."""
     runs = facts.get("runs")
     said = (", ".join(f"{n} {how}" for how, n in runs.items()) if isinstance(runs, Mapping)
             else str(runs))
-    return f"built in {facts.get('seconds')} s; runs: {said}"
+    reading = facts.get("adms_reading")
+    return f"built in {facts.get('seconds')} s; runs: {said}" + (f". {reading}" if reading
+                                                                 else "")
 
 
 def _summary_html(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -67,3 +67,12 @@ def test_the_report_says_which_reading_adms_is() -> None:
         "on_processor · T_SLO budget · sign lowest_first · waits for a busy processor false "
         "(docs/adms-as-built.md)")
     assert readings.adms_line({**manifest, "baselines": ["band"]}) == ""
+
+
+def test_the_paper_reports_built_line_says_which_reading_adms_is() -> None:
+    from harness.reporting.html import built_line
+
+    facts = {"seconds": 12.5, "runs": {"ran": 4}}
+    assert built_line(facts) == "built in 12.5 s; runs: 4 ran"
+    said = built_line({**facts, "adms_reading": "adms reads the paper's rule as: pairing x"})
+    assert said == "built in 12.5 s; runs: 4 ran. adms reads the paper's rule as: pairing x"

@@ -159,7 +159,7 @@ class AdmsConf(BaselineConf):
     # what T_latency of eq. (1) is: `on_processor` (until the model is done via this
     # processor), `free_device` (the model's remaining latency on a free device) or
     # `since_arrival` (time since the request arrived)
-    t_latency: LatencyReading = LatencyReading.on_processor
+    t_latency: LatencyReading = LatencyReading.free_device
     # the sign convention of eq. (4): `lowest_first` or `highest_first`
     score_order: ScoreOrder = ScoreOrder.lowest_first
     # the project's addition: split each model's work over the processors as the frame-rate

@@ -20,10 +20,12 @@ Built = tuple[dict[str, ModelPlan], dict[tuple[str, int], int]]
 
 
 def _sched(built: Built, **fields: object) -> tuple[AdmsScheduler, dict[str, ModelPlan]]:
+    """A scheduler with ``fields`` over the T_latency-on-the-processor reading."""
     plans, prof = built
     est = LatencyEstimator()
     est.seed(prof)
-    return AdmsScheduler(AdmsConf(**fields), est), plans  # type: ignore[arg-type]
+    conf = AdmsConf(**{"t_latency": LatencyReading.on_processor, **fields})  # type: ignore[arg-type]
+    return AdmsScheduler(conf, est), plans
 
 
 #: job 0 (model a) takes 2 ms on the gpu, 20 on the cpu; job 1 (model b) 5 ms on either

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adms.config import AdmsConf, IdleOrder, Pairing
+from adms.config import AdmsConf, IdleOrder, LatencyReading, Pairing
 from adms.priority import priority
 from adms.scheduler import AdmsScheduler
 from baselines.band.estimator import LatencyEstimator
@@ -26,7 +26,8 @@ def _conf(ef: bool, loop_call_size: int = 4) -> AdmsConf:
     additions on or off."""
     return AdmsConf(earliest_finish=ef, queue_aware=ef, exclusive_aware=ef,
                     idle_order=IdleOrder.load if ef else IdleOrder.device,
-                    pairing=Pairing.processor_asks, loop_call_size=loop_call_size)
+                    pairing=Pairing.processor_asks, t_latency=LatencyReading.on_processor,
+                    loop_call_size=loop_call_size)
 
 
 def _sched(built: tuple[dict[str, ModelPlan], dict[tuple[str, int], int]], ef: bool,

@@ -61,14 +61,31 @@ NAMED: dict[str, dict[str, object]] = {
                   "minimum_subgraph_size": 1},
     "band_heft_reserved": {"scheduler": "heterogeneous_earliest_finish_time_reserved",
                            "minimum_subgraph_size": 1},
-    # adms is the paper's rule: the project's four additions off (docs/adms-as-built.md)
+    # adms is the paper's rule at its strongest reading, the project's additions off
+    # (docs/adms-as-built.md)
     "adms": {"earliest_finish": False, "queue_aware": False, "work_conserving": False,
-             "exclusive_aware": False, "load_ordered": False, "use_monitor": True,
+             "exclusive_aware": False, "idle_order": "device", "use_monitor": True,
              "window_size": 0, "alpha": 1.0, "gamma": 1.0, "delta": 1.0,
-             "slo_reading": "budget", "loop_call_size": 4, "tuner": "mix"},
-    # adms_ef is ADMS as built: the four additions on
+             "slo_reading": "budget", "loop_call_size": 4, "tuner": "mix",
+             "pairing": "job_first", "t_latency": "free_device", "score_order": "lowest_first"},
+    # adms_ef is ADMS as built: the processor-asks reading with the four additions on
     "adms_ef": {"earliest_finish": True, "queue_aware": True, "exclusive_aware": True,
-                "load_ordered": True, "work_conserving": False},
+                "idle_order": "load", "pairing": "processor_asks", "work_conserving": False},
+    "adms_asks": {"pairing": "processor_asks", "idle_order": "device",
+                  "t_latency": "on_processor", "earliest_finish": False},
+    "adms_job_first_free_latency": {"pairing": "job_first", "t_latency": "free_device"},
+    # ... the other readings of the paper's rule (docs/adms-as-built.md)
+    "adms_asks_reverse": {"pairing": "processor_asks", "idle_order": "reverse"},
+    "adms_asks_load": {"pairing": "processor_asks", "idle_order": "load"},
+    "adms_asks_free_latency": {"pairing": "processor_asks", "t_latency": "free_device"},
+    "adms_asks_since_arrival": {"pairing": "processor_asks", "t_latency": "since_arrival"},
+    "adms_asks_time_left": {"pairing": "processor_asks", "slo_reading": "time_left"},
+    "adms_asks_wait": {"pairing": "processor_asks", "earliest_finish": True},
+    "adms_job_first": {"pairing": "job_first", "t_latency": "on_processor"},
+    "adms_job_first_since_arrival": {"pairing": "job_first", "t_latency": "since_arrival"},
+    "adms_job_first_time_left": {"pairing": "job_first", "slo_reading": "time_left"},
+    "adms_job_first_wait": {"pairing": "job_first", "earliest_finish": True},
+    "adms_highest_first": {"pairing": "job_first", "score_order": "highest_first"},
     "adms_per_model": {"tuner": "per_model", "earliest_finish": False},
     # ablations of adms_ef's additions sit on adms_ef ...
     "adms_eqs_only": {"earliest_finish": False, "queue_aware": True, "window_size": 0},

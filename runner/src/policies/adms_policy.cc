@@ -32,7 +32,8 @@ void Scheduler::spare_exclusive(std::vector<Job>& jobs) {
     const Plan& plan = setup_.plans[static_cast<std::size_t>(model)];
     const auto& candidates = plan.candidates(item.job->next_unit);
     std::vector<int64_t> finish;  // by candidate, in order
-    for (int k : candidates) finish.push_back(tables_.through(model, sg_at(model, k), item.job->last_processor));
+    for (int k : candidates)
+      finish.push_back(tables_.through(model, sg_at(model, k), item.job->last_processor));
     for (const auto& [proc, others] : contended) {
       bool have = false;
       int64_t best_key = 0, best_finish = 0;
@@ -66,7 +67,8 @@ void Scheduler::steer(Job& item) {
   bool allowed = false;
   for (const Option& o : item.options) allowed = allowed || o.processor == sg.processor;
   if (!allowed) return;
-  item.options = {{sg.processor, tables_.through(model, sg, item.job->last_processor), sg.position}};
+  int64_t through = tables_.through(model, sg, item.job->last_processor);
+  item.options = {{sg.processor, through, sg.position}};
 }
 
 // adms/additions.py shed: drop a job whose fastest way to finish, started now, ends past its
@@ -76,7 +78,8 @@ std::vector<int64_t> Scheduler::shed(std::vector<Job>& jobs, const View& view) {
   std::vector<int64_t> dropped;
   for (Job& item : jobs) {
     const Request& request = item.job->request;
-    const Options& opts = tables_.options(request.model, item.job->next_unit, item.job->last_processor);
+    const Options& opts =
+        tables_.options(request.model, item.job->next_unit, item.job->last_processor);
     int64_t fastest = 0;
     for (std::size_t k = 0; k < opts.size(); ++k)
       if (k == 0 || opts[k].ns < fastest) fastest = opts[k].ns;

@@ -22,7 +22,8 @@ const Option* option_on(const Options& options, int processor) {
 }
 
 // the conf's value of an enum field (by name), one of `allowed`
-std::string one_of(const Setup& s, const std::string& key, std::initializer_list<const char*> allowed) {
+std::string one_of(const Setup& s, const std::string& key,
+                   std::initializer_list<const char*> allowed) {
   std::string value = s.conf_string(key);
   std::string names;
   for (const char* name : allowed) {
@@ -165,8 +166,9 @@ std::optional<std::pair<int, std::pair<int, int>>> Scheduler::pick(
 }
 
 std::optional<std::pair<int, std::pair<int, int>>> Scheduler::first_job(
-    const std::vector<Free>& free, const std::vector<Job>& jobs, const std::vector<int64_t>& waiting,
-    const std::vector<int64_t>* soonest, const std::vector<int64_t>& reserved) {
+    const std::vector<Free>& free, const std::vector<Job>& jobs,
+    const std::vector<int64_t>& waiting, const std::vector<int64_t>* soonest,
+    const std::vector<int64_t>& reserved) {
   bool have = false;
   double best_score = 0.0;
   int64_t best_finish = 0;

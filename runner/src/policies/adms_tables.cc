@@ -95,8 +95,8 @@ const Options& Tables::options(int model, int64_t next_unit, int last) {
   Options out;  // _fastest: per processor the first of the least handoff + cost + rest after it
   for (int k : starting) {
     auto uk = static_cast<std::size_t>(k);
-    int64_t ns = t.entry(uk, q) + t.cost()[uk] +
-                 after[static_cast<std::size_t>(t.end()[uk]) * w + static_cast<std::size_t>(t.proc()[uk])];
+    auto next = static_cast<std::size_t>(t.end()[uk]) * w + static_cast<std::size_t>(t.proc()[uk]);
+    int64_t ns = t.entry(uk, q) + t.cost()[uk] + after[next];
     const Subgraph& sg = plan.subgraphs[uk];
     Option* best = nullptr;
     for (Option& o : out)

@@ -32,7 +32,8 @@ int64_t Estimator::expected(int model, int index) const {
 }
 
 ChainTable::ChainTable(const Plan& plan, const Estimator& estimator,
-                       const std::vector<Processor>& processors, const std::vector<int64_t>& handoff)
+                       const std::vector<Processor>& processors,
+                       const std::vector<int64_t>& handoff)
     : plan_(&plan) {
   std::vector<std::string> names;  // the plan's processors, sorted by name
   for (const Subgraph& sg : plan.subgraphs) {
@@ -108,8 +109,8 @@ int64_t ChainTable::best(int u, int q) const {
   int64_t out = kUnreachableNs;
   for (int k : plan_->candidates(u)) {
     auto uk = static_cast<std::size_t>(k);
-    int64_t ns = cost_[uk] + entry(uk, q) +
-                 after_[static_cast<std::size_t>(end_[uk]) * w + static_cast<std::size_t>(proc_[uk])];
+    auto next = static_cast<std::size_t>(end_[uk]) * w + static_cast<std::size_t>(proc_[uk]);
+    int64_t ns = cost_[uk] + entry(uk, q) + after_[next];
     if (ns < out) out = ns;
   }
   return out;

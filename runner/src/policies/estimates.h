@@ -31,16 +31,16 @@ class Estimator {
 // ChainTable (adms/chains.py): with handoffs (the device's time to move a subgraph's inputs
 // when the subgraph before it ran on another processor) the programme runs over (unit, slot of
 // the processor before):
-//   after[u*width+q] = min over s starting at u of
-//                      cost(s) + (handoff(s) if u > 0 and q is another processor) + after[end(s)*width+p(s)]
+//   after[u*width+q] = min over s starting at u of cost(s)
+//       + (handoff(s) if u > 0 and q is another processor) + after[end(s)*width+p(s)]
 // The slots are the plan's processors by name, then `none` (nothing ran before: no handoff).
 class ChainTable {
  public:
   static constexpr int64_t kUnreachableNs = int64_t{1} << 61;
 
   // handoff: ns by position in the plan (empty: none)
-  ChainTable(const Plan& plan, const Estimator& estimator, const std::vector<Processor>& processors,
-             const std::vector<int64_t>& handoff);
+  ChainTable(const Plan& plan, const Estimator& estimator,
+             const std::vector<Processor>& processors, const std::vector<int64_t>& handoff);
   void set_cost(int subgraph_index, int64_t ns, bool refresh);
   const std::vector<int>& starting(int64_t unit) const { return plan_->candidates(unit); }
   bool stale() const { return stale_; }

@@ -25,8 +25,12 @@ std::string DecisionLog::request(const policies::Request& r) const {
 
 std::string DecisionLog::job(const policies::JobView& j) const {
   std::string req = request(j.request);
+  std::string last = j.last_processor < 0
+                         ? ""
+                         : setup_.processors[static_cast<std::size_t>(j.last_processor)].name;
   return "[" + std::to_string(j.job_id) + "," + std::to_string(j.next_unit) + "," +
-         std::to_string(j.enqueue_ns) + "," + std::to_string(j.executed) + "," + req.substr(1);
+         std::to_string(j.enqueue_ns) + "," + std::to_string(j.executed) + "," +
+         req.substr(1, req.size() - 2) + "," + json::quote(last) + "]";
 }
 
 std::string DecisionLog::jobs(const std::vector<policies::JobView>& list) const {

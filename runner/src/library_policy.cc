@@ -220,9 +220,13 @@ void LibraryPolicy::complete(const Ran& ran, int64_t now_ns, Outcome& out) {
                             ran.end_ns,  ran.ok};
   policy_->observe(done);
   if (log_) log_->observe(done);
-  job.next_unit = sg->last_unit() + 1;
-  job.executed += 1;
-  job.enqueue_ns = now_ns;
+  // _Job.moved_past (a failed job ends without moving past its subgraph)
+  if (ran.ok) {
+    job.next_unit = sg->last_unit() + 1;
+    job.executed += 1;
+    job.last_processor = sg->processor;
+    job.enqueue_ns = now_ns;
+  }
   const policies::Plan& hp = setup_.plans[static_cast<std::size_t>(job.request.model)];
   if (!ran.ok || job.next_unit >= hp.num_units) {
     jobs_.erase(ran.request);

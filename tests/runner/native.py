@@ -33,6 +33,7 @@ from devices.adb.runner_logs import JobLine
 from devices.host.slicing import ModelSlicer
 from harness.replay.record import conf_obj
 from harness.replay.replay import rebuild
+from harness.replay.trace import VERSION
 from tests.fixtures.paths import REPO
 
 SOURCE = REPO / "runner"
@@ -161,7 +162,7 @@ def policy_header(baseline: str, layout: Layout, processors: int, **changes: Any
                             for k in range(n)]}
              for m, n in layout.subgraphs.items()]
     out: dict[str, Any] = {
-        "trace": "decisions", "version": 1, "baseline": baseline, "name": baseline,
+        "trace": "decisions", "version": VERSION, "baseline": baseline, "name": baseline,
         "policy": f"{cls.__module__}.{cls.__qualname__}", "reinsert_front": False,
         "conf": conf_obj(conf), "processors": [{"name": n, "kind": "cpu"} for n in names],
         "plans": plans, "facts": {},

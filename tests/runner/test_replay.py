@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.replay.replay import replay
-from tests.fixtures.generated_traces import generated_trace
+from tests.fixtures.generated_traces import ADMS_READINGS, generated_trace
 from tests.fixtures.traces import record_twin
 from tests.runner import native
 
@@ -25,7 +25,11 @@ pytestmark = pytest.mark.skipif(native.missing_tools() is not None,
 VANILLA = ("tflite", "tflite_gpu")
 ADMS = ("adms", "adms_ef", "adms_eqs_only", "adms_lp_split", "adms_no_monitor",
         "adms_no_partition", "adms_no_priority", "adms_per_model", "adms_selfish", "adms_shed",
-        "adms_strict", "adms_window1", "adms_work_conserving")
+        "adms_strict", "adms_window1", "adms_work_conserving",
+        # with `adms` (job_first, device order) and `adms_ef` (processor_asks, load order):
+        # every other value of the readings (adms/config.py)
+        "adms_asks_reverse", "adms_asks_since_arrival", "adms_highest_first",
+        "adms_job_first_free_latency")
 #: Band's sample configuration (least-slack-first), its code defaults, and each other scheduler
 BAND = ("band", "band7", "band_fixed_worker", "band_round_robin", "band_sel", "band_heft",
         "band_heft_reserved")
@@ -100,11 +104,32 @@ def test_a_twin_trace_with_slos_drops(twin_traces: list[Path], baseline: str) ->
     assert '"drop":[' in dropping.read_text().replace('"drop":[]', "")
 
 
+def test_twin_adms_traces_carry_handoffs_and_last_processors(twin_traces: list[Path]) -> None:
+    """The twin charges handoffs: an ADMS trace's header holds them (``facts.handoff``) and
+    its jobs past their first subgraph name where it ran, so the replays above price them."""
+    lines = next(t for t in twin_traces if t.name == "adms_ef.jsonl").read_text().splitlines()
+    assert any(ns > 0 for rows in json.loads(lines[0])["facts"]["handoff"].values()
+               for _, ns in rows)
+    rows = [row for line in map(json.loads, lines[1:]) if line["call"] == "schedule"
+            for row in line["queue"]]
+    assert any(row[10] for row in rows) and all((row[10] == "") == (row[1] == 0) for row in rows)
+
+
 def test_generated_band_traces_cover_every_scheduler_and_worker_map(tmp_path: Path) -> None:
     headers = [json.loads(generated_trace(seed, "band", tmp_path / f"{seed}.jsonl")
                           .read_text().splitlines()[0]) for seed in range(6)]
     assert len({h["conf"]["scheduler"] for h in headers}) == 6
     assert any("worker_map" in h["facts"] for h in headers)
+
+
+def test_generated_adms_traces_cover_every_reading_and_handoffs(tmp_path: Path) -> None:
+    """The seeds the replay test above runs draw every value of each reading, with and
+    without handoffs."""
+    headers = [json.loads(generated_trace(seed, "adms", tmp_path / f"{seed}.jsonl")
+                          .read_text().splitlines()[0]) for seed in range(12)]
+    for name, enum in ADMS_READINGS.items():
+        assert {h["conf"][name] for h in headers} == {v.name for v in enum}, name
+    assert 0 < sum("handoff" in h["facts"] for h in headers) < len(headers)
 
 
 def test_an_altered_decision_is_named(replay_binary: Path, twin_traces: list[Path],

@@ -133,3 +133,25 @@ def test_subgraphs_assigned_to_a_busy_processor_wait_in_its_local_queue(
     replayed = subprocess.run([str(native.BUILD / "replay"), str(tmp_path / "trace.jsonl")],
                               capture_output=True, text=True)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+
+
+def test_adms_jobs_carry_their_last_processor_and_handoffs_price_them(
+        binary: Path, layout: native.Layout, tmp_path: Path) -> None:
+    """The runner's core sets a job's last processor as the Python runtime does (where its
+    last subgraph ran; "" before its first), and ADMS reads the header's handoff facts: the
+    trace (version 2) replays clean through both policies."""
+    head = native.policy_header("adms", layout, len(CORES))
+    head["facts"] = {"handoff": {p["model"]: [[sg["index"], 300_000] for sg in p["subgraphs"]
+                                              if sg["units"][0] > 0] for p in head["plans"]}}
+    run_policy(binary, layout, tmp_path, head)
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    assert lines[0]["facts"] == head["facts"]
+    ran_on = {(p["model"], sg["units"][-1] + 1): sg["processor"] for p in head["plans"]
+              for sg in p["subgraphs"]}
+    rows = [row for line in lines[1:] if line["call"] == "schedule" for row in line["queue"]]
+    assert all(row[10] == ("" if row[1] == 0 else ran_on[(row[5], row[1])]) for row in rows)
+    assert any(row[10] for row in rows), "no job was seen past its first subgraph"
+    assert check_phone_trace(tmp_path / "trace.jsonl") is None
+    replayed = subprocess.run([str(native.BUILD / "replay"), str(tmp_path / "trace.jsonl")],
+                              capture_output=True, text=True)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr

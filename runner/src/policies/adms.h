@@ -1,9 +1,11 @@
-// ADMS's decisions, mirroring adms/scheduler.py (AdmsScheduler), adms/policy.py
-// (AdmsPolicy.prepare/observe), adms/readings.py, adms/monitor.py and adms/priority.py: the
-// paper's rule (eqs. 1-4 over the queue's head, idle processors by preference) and every
-// switch of the as-built variant (earliest_finish, queue_aware, exclusive_aware,
-// load_ordered, lp_split, work_conserving, use_monitor, shed), the same caches (chain
-// tables, options and kinds per model) so that the decisions' counted work matches too.
+// ADMS's decisions, mirroring adms/scheduler.py (AdmsScheduler), adms/tables.py (Tables),
+// adms/additions.py, adms/policy.py (AdmsPolicy.prepare/observe), adms/readings.py,
+// adms/monitor.py and adms/priority.py: the paper's rule (eqs. 1-4 over the queue's head) in
+// every reading its config names (pairing, idle_order, t_latency, score_order, slo_reading),
+// every switch of the as-built variant (earliest_finish, queue_aware, exclusive_aware,
+// lp_split, work_conserving, use_monitor, shed), handoffs priced by the chain tables over
+// (unit, processor before), and the same caches (chain tables, options and kinds per model
+// and (next unit, slot before)) so that the decisions' counted work matches too.
 #pragma once
 
 #include <map>
@@ -39,6 +41,8 @@ struct Job {
   Options options;
   std::optional<double> slo_ms;
   double enqueue_ms = 0.0, avg_ms = 0.0, remaining_ms = 0.0, wait = 0.0;
+  // T_latency where the reading fixes it per job (free_device, since_arrival)
+  std::optional<double> latency_ms;
 };
 
 struct Free {
@@ -49,37 +53,65 @@ struct Free {
 struct Knobs {
   double alpha, gamma, delta, margin_c, implicit_slo_factor, ema_alpha, refresh;
   int64_t loop_call_size;
-  bool by_budget, earliest, work_conserving, queue_aware, exclusive, shed, monitor,
-      load_ordered, lp_split;
+  bool by_budget, earliest, work_conserving, queue_aware, exclusive, shed, monitor, lp_split;
+  bool job_first;                    // pairing: job_first (else processor_asks)
+  bool load_ordered, reversed;       // idle_order: load, reverse (else device)
+  bool on_processor, since_arrival;  // t_latency (neither: free_device)
+  bool highest_first;                // score_order
   explicit Knobs(const Setup& setup);
+};
+
+// adms/tables.py Tables: each model's chain table, options and kinds, keyed by
+// next_unit * width + slot of the processor before; re-solves and candidates weighed are
+// added to `work`.
+class Tables {
+ public:
+  Tables(const Setup& setup, const Estimator& estimator);
+  int64_t work = 0;
+  // facts.handoff: {model: [[subgraph index, ns]]}
+  void set_handoffs(const json::Value* handoff);
+  void forget(int model);
+  void update(const Subgraph& sg, bool refresh, std::optional<int64_t> ns);
+  ChainTable& solved(int model);  // the table, solved (a re-solve counts its work)
+  int64_t through(int model, const Subgraph& sg, int last);
+  const Options& options(int model, int64_t next_unit, int last);
+  const Kind& kind(int model, int64_t next_unit, int last, const std::vector<bool>& hot);
+
+ private:
+  const Setup& setup_;
+  const Estimator& estimator_;
+  std::vector<std::vector<int64_t>> handoff_;  // [model][position] (empty: none)
+  std::vector<std::unique_ptr<ChainTable>> tables_;
+  std::vector<std::map<int64_t, Options>> options_;
+  std::vector<std::map<int64_t, Kind>> kinds_;
+
+  void drop_options(int model);
+  ChainTable& table(int model);
+  Options allowed(int model, int64_t next_unit, int last, const std::vector<bool>& hot);
 };
 
 class Scheduler {
  public:
   Scheduler(const Setup& setup, Estimator& estimator);
   Decision schedule(const View& view);
-  void forget(int model);
-  void update(const Subgraph& sg, bool refresh, std::optional<int64_t> ns);
+  void set_handoffs(const json::Value* handoff) { tables_.set_handoffs(handoff); }
+  void forget(int model) { tables_.forget(model); }
+  void update(const Subgraph& sg, bool refresh, std::optional<int64_t> ns) {
+    tables_.update(sg, refresh, ns);
+  }
   LpSplit& lp() { return lp_; }
 
  private:
   const Setup& setup_;
   Knobs knobs_;
   Estimator& estimator_;
-  std::vector<std::unique_ptr<ChainTable>> tables_;
-  std::vector<std::map<int64_t, Options>> options_;
-  std::vector<std::map<int64_t, Kind>> kinds_;
+  Tables tables_;
   LpSplit lp_;
   int64_t work_ = 0;
 
   int64_t cost(const Subgraph& sg) const { return estimator_.expected(sg.model, sg.index); }
   const Subgraph& sg_at(int model, int position) const;
   const std::string& name(int processor) const;
-  ChainTable& table(int model);
-  std::vector<int64_t> rest(int model);
-  const Options& options(int model, int64_t next_unit);
-  Options allowed(int model, int64_t next_unit, const std::vector<bool>& hot);
-  const Kind& kind(int model, int64_t next_unit, const std::vector<bool>& hot);
   Job job(int position, const JobView& j, const View& view, const std::vector<bool>& hot,
           double now_ms);
   double score(const Job& item, int64_t latency_ns, double resource) const;
@@ -90,17 +122,20 @@ class Scheduler {
   std::optional<std::pair<int, std::pair<int, int>>> pick(const std::vector<Free>& free,
                                                          const std::vector<Job>& jobs,
                                                          const std::vector<int64_t>& waiting);
+  std::optional<std::pair<int, std::pair<int, int>>> first_job(
+      const std::vector<Free>& free, const std::vector<Job>& jobs,
+      const std::vector<int64_t>& waiting, const std::vector<int64_t>* soonest,
+      const std::vector<int64_t>& reserved);
   std::vector<int64_t> reserved(const std::vector<Job>& jobs) const;
   std::vector<int64_t> soonest(const std::vector<Job>& jobs, const std::vector<int64_t>& waiting,
                                const std::vector<int64_t>& reserved, bool any_reserved);
   void spare_exclusive(std::vector<Job>& jobs);
   void steer(Job& item);
   std::vector<int64_t> shed(std::vector<Job>& jobs, const View& view);
-  void drop_options(int model);
 };
 
-// adms/readings.py Readings.read: hot processors, waiting ns per processor, idle ones by
-// preference
+// adms/readings.py Readings.read: hot processors, waiting ns per processor, idle ones in
+// idle_order
 struct Reading {
   std::vector<bool> hot;
   bool any_hot = false;

@@ -1,7 +1,7 @@
 // ADMS's decision as a whole: the head of the queue made into jobs, the as-built switches'
-// reshaping of their options (adms/scheduler.py: _spare_exclusive, _steer, _shed), the
-// assignment loop (schedule), and the policy around it (adms/policy.py: prepare, observe
-// with the estimate_refresh rule).
+// reshaping of their options (adms/additions.py: spare_exclusive, shed; adms/scheduler.py:
+// _steer), the assignment loop (schedule), and the policy around it (adms/policy.py:
+// prepare with the header's handoff facts, observe with the estimate_refresh rule).
 #include <cstdlib>
 
 #include "adms.h"
@@ -9,6 +9,8 @@
 
 namespace policies::adms {
 
+// adms/additions.py spare_exclusive: on a processor other examined jobs can run nowhere else,
+// the extent minimising the model's finish (through) + others x the time it holds it
 void Scheduler::spare_exclusive(std::vector<Job>& jobs) {
   std::vector<int64_t> only(setup_.processors.size(), 0);
   bool any = false;
@@ -28,23 +30,24 @@ void Scheduler::spare_exclusive(std::vector<Job>& jobs) {
     if (contended.empty()) continue;
     int model = item.job->request.model;
     const Plan& plan = setup_.plans[static_cast<std::size_t>(model)];
-    std::vector<int64_t> r = rest(model);
+    const auto& candidates = plan.candidates(item.job->next_unit);
+    std::vector<int64_t> finish;  // by candidate, in order
+    for (int k : candidates)
+      finish.push_back(tables_.through(model, sg_at(model, k), item.job->last_processor));
     for (const auto& [proc, others] : contended) {
       bool have = false;
       int64_t best_key = 0, best_finish = 0;
       int best_position = 0;
-      const auto& candidates = plan.candidates(item.job->next_unit);
-      for (int k : candidates) {
-        const Subgraph& sg = sg_at(model, k);
+      for (std::size_t c = 0; c < candidates.size(); ++c) {
+        const Subgraph& sg = sg_at(model, candidates[c]);
         if (sg.processor != proc) continue;
         int64_t held = cost(sg);
-        int64_t finish = held + r[static_cast<std::size_t>(sg.last_unit() + 1)];
-        int64_t key = finish + others * held;
+        int64_t key = finish[c] + others * held;
         if (!have || key < best_key) {
           have = true;
           best_key = key;
-          best_finish = finish;
-          best_position = k;
+          best_finish = finish[c];
+          best_position = sg.position;
         }
       }
       work_ += static_cast<int64_t>(candidates.size());
@@ -64,16 +67,19 @@ void Scheduler::steer(Job& item) {
   bool allowed = false;
   for (const Option& o : item.options) allowed = allowed || o.processor == sg.processor;
   if (!allowed) return;
-  std::vector<int64_t> r = rest(model);
-  item.options = {{sg.processor, cost(sg) + r[static_cast<std::size_t>(sg.last_unit() + 1)], sg.position}};
+  int64_t through = tables_.through(model, sg, item.job->last_processor);
+  item.options = {{sg.processor, through, sg.position}};
 }
 
+// adms/additions.py shed: drop a job whose fastest way to finish, started now, ends past its
+// deadline
 std::vector<int64_t> Scheduler::shed(std::vector<Job>& jobs, const View& view) {
   std::vector<Job> kept;
   std::vector<int64_t> dropped;
   for (Job& item : jobs) {
     const Request& request = item.job->request;
-    const Options& opts = options(request.model, item.job->next_unit);
+    const Options& opts =
+        tables_.options(request.model, item.job->next_unit, item.job->last_processor);
     int64_t fastest = 0;
     for (std::size_t k = 0; k < opts.size(); ++k)
       if (k == 0 || opts[k].ns < fastest) fastest = opts[k].ns;
@@ -87,7 +93,7 @@ std::vector<int64_t> Scheduler::shed(std::vector<Job>& jobs, const View& view) {
 }
 
 Decision Scheduler::schedule(const View& view) {
-  work_ = 0;
+  work_ = tables_.work = 0;
   double now_ms = py::truediv(view.now_ns, 1000000);
   Reading reading = read(view, knobs_);
   std::vector<Job> jobs;
@@ -117,7 +123,7 @@ Decision Scheduler::schedule(const View& view) {
     free = std::move(rest_free);
     if (!jobs.empty() && !free.empty()) waiting[static_cast<std::size_t>(proc)] += cost(sg);
   }
-  out.work = work_ + static_cast<int64_t>(jobs.size());
+  out.work = work_ + tables_.work + static_cast<int64_t>(jobs.size());
   return out;
 }
 
@@ -130,6 +136,7 @@ class Adms : public Policy {
         derived_at_(setup.plans.size()) {
     // prepare(plans, profile)
     estimator_.seed(setup);
+    scheduler_.set_handoffs(setup.facts.find("handoff"));  // (none given: the device has none)
     for (std::size_t m = 0; m < setup.plans.size(); ++m) scheduler_.forget(static_cast<int>(m));
     if (knobs_.lp_split) scheduler_.lp().set(setup);
   }

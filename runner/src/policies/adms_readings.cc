@@ -1,8 +1,11 @@
-// What ADMS makes of the processors at a decision: adms/readings.py (Readings.read) with
+// What ADMS makes of the processors at a decision: adms/readings.py (Readings.read: idle ones
+// by preference with idle_order load, in device order, or reversed) with
 // adms/monitor.py (near_throttle, load_fraction, preference). The Python caches a reading's
 // results until a new reading replaces it; they are pure functions of the reading (and of
 // the processor being idle when its preference is first needed), so computing them at every
 // decision gives the same answers.
+#include <algorithm>
+
 #include "adms.h"
 
 namespace policies::adms {
@@ -65,6 +68,7 @@ Reading read(const View& view, const Knobs& knobs) {
     while (knobs.load_ordered && at > 0 && preferred(pref, ranked[at - 1].second)) --at;
     ranked.insert(ranked.begin() + static_cast<std::ptrdiff_t>(at), {static_cast<int>(p), pref});
   }
+  if (knobs.reversed) std::reverse(ranked.begin(), ranked.end());
   for (const auto& [p, pref] : ranked) out.free.push_back({p, pref.load});
   return out;
 }

@@ -3,6 +3,10 @@
 // (py::truediv); sums and products in Python's order.
 #include "adms.h"
 
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
 #include "pyops.h"
 
 namespace policies::adms {
@@ -17,6 +21,18 @@ const Option* option_on(const Options& options, int processor) {
   return nullptr;
 }
 
+// the conf's value of an enum field (by name), one of `allowed`
+std::string one_of(const Setup& s, const std::string& key,
+                   std::initializer_list<const char*> allowed) {
+  std::string value = s.conf_string(key);
+  std::string names;
+  for (const char* name : allowed) {
+    if (value == name) return value;
+    names += std::string(names.empty() ? "" : ", ") + name;
+  }
+  throw std::runtime_error("ADMS conf " + key + " is '" + value + "'; allowed: " + names);
+}
+
 }  // namespace
 
 Knobs::Knobs(const Setup& s)
@@ -25,15 +41,22 @@ Knobs::Knobs(const Setup& s)
       implicit_slo_factor(s.conf_double("implicit_slo_factor")),
       ema_alpha(s.conf_double("ema_alpha")), refresh(s.conf_double("estimate_refresh")),
       loop_call_size(s.conf_int("loop_call_size")),
-      by_budget(s.conf_string("slo_reading") == "budget"),
+      by_budget(one_of(s, "slo_reading", {"budget", "time_left"}) == "budget"),
       earliest(s.conf_bool("earliest_finish")), work_conserving(s.conf_bool("work_conserving")),
       queue_aware(s.conf_bool("queue_aware")), exclusive(s.conf_bool("exclusive_aware")),
       shed(s.conf_bool("shed")), monitor(s.conf_bool("use_monitor")),
-      load_ordered(s.conf_bool("load_ordered")), lp_split(s.conf_bool("lp_split")) {}
+      lp_split(s.conf_bool("lp_split")),
+      job_first(one_of(s, "pairing", {"processor_asks", "job_first"}) == "job_first"),
+      load_ordered(one_of(s, "idle_order", {"device", "reverse", "load"}) == "load"),
+      reversed(s.conf_string("idle_order") == "reverse"),
+      on_processor(one_of(s, "t_latency", {"on_processor", "free_device", "since_arrival"}) ==
+                   "on_processor"),
+      since_arrival(s.conf_string("t_latency") == "since_arrival"),
+      highest_first(one_of(s, "score_order", {"lowest_first", "highest_first"}) ==
+                    "highest_first") {}
 
 Scheduler::Scheduler(const Setup& setup, Estimator& estimator)
-    : setup_(setup), knobs_(setup), estimator_(estimator), tables_(setup.plans.size()),
-      options_(setup.plans.size()), kinds_(setup.plans.size()) {}
+    : setup_(setup), knobs_(setup), estimator_(estimator), tables_(setup, estimator) {}
 
 const Subgraph& Scheduler::sg_at(int model, int position) const {
   return setup_.plans[static_cast<std::size_t>(model)].subgraphs[static_cast<std::size_t>(position)];
@@ -43,88 +66,9 @@ const std::string& Scheduler::name(int processor) const {
   return setup_.processors[static_cast<std::size_t>(processor)].name;
 }
 
-void Scheduler::drop_options(int model) {
-  options_[static_cast<std::size_t>(model)].clear();
-  kinds_[static_cast<std::size_t>(model)].clear();
-}
-
-void Scheduler::forget(int model) {
-  tables_[static_cast<std::size_t>(model)].reset();
-  drop_options(model);
-}
-
-void Scheduler::update(const Subgraph& sg, bool refresh, std::optional<int64_t> ns) {
-  auto& table = tables_[static_cast<std::size_t>(sg.model)];
-  if (table) table->set_cost(sg.index, ns ? *ns : cost(sg), refresh);
-  if (refresh) drop_options(sg.model);
-}
-
-ChainTable& Scheduler::table(int model) {
-  auto& table = tables_[static_cast<std::size_t>(model)];
-  if (!table)
-    table = std::make_unique<ChainTable>(setup_.plans[static_cast<std::size_t>(model)], estimator_);
-  return *table;
-}
-
-std::vector<int64_t> Scheduler::rest(int model) {
-  ChainTable& t = table(model);
-  if (t.stale()) work_ += static_cast<int64_t>(setup_.plans[static_cast<std::size_t>(model)].subgraphs.size());
-  return t.rest();
-}
-
-const Options& Scheduler::options(int model, int64_t next_unit) {
-  auto& by_unit = options_[static_cast<std::size_t>(model)];
-  auto cached = by_unit.find(next_unit);
-  if (cached != by_unit.end()) return cached->second;
-  std::vector<int64_t> r = rest(model);
-  const ChainTable& t = table(model);
-  const auto& starting = t.starting(next_unit);
-  work_ += static_cast<int64_t>(starting.size());
-  Options out;  // _fastest: per processor the first of the least cost + rest after it
-  for (int k : starting) {
-    auto uk = static_cast<std::size_t>(k);
-    int64_t ns = t.cost()[uk] + r[static_cast<std::size_t>(t.end()[uk])];
-    const Subgraph& sg = sg_at(model, k);
-    Option* best = nullptr;
-    for (Option& o : out)
-      if (o.processor == sg.processor) best = &o;
-    if (best == nullptr) {
-      out.push_back({sg.processor, ns, k});
-    } else if (ns < best->ns) {
-      *best = {sg.processor, ns, k};
-    }
-  }
-  return by_unit[next_unit] = std::move(out);
-}
-
-Options Scheduler::allowed(int model, int64_t next_unit, const std::vector<bool>& hot) {
-  const Options& opts = options(model, next_unit);
-  bool any_hot = false;
-  for (const Option& o : opts) any_hot = any_hot || hot[static_cast<std::size_t>(o.processor)];
-  if (!any_hot) return opts;
-  Options cool;
-  for (const Option& o : opts)
-    if (!hot[static_cast<std::size_t>(o.processor)]) cool.push_back(o);
-  return cool.empty() ? opts : cool;
-}
-
-const Kind& Scheduler::kind(int model, int64_t next_unit, const std::vector<bool>& hot) {
-  auto& by_unit = kinds_[static_cast<std::size_t>(model)];
-  auto cached = by_unit.find(next_unit);
-  if (cached != by_unit.end() && cached->second.hot == hot) return cached->second;
-  std::vector<int64_t> r = rest(model);
-  Kind k;
-  k.hot = hot;
-  k.options = allowed(model, next_unit, hot);
-  k.avg_ns = r[0];
-  k.avg_ms = py::truediv(k.avg_ns, kNsPerMs);
-  k.remaining_ms = py::truediv(r[static_cast<std::size_t>(next_unit)], kNsPerMs);
-  return by_unit[next_unit] = std::move(k);
-}
-
 Job Scheduler::job(int position, const JobView& j, const View& view, const std::vector<bool>& hot,
                    double now_ms) {
-  const Kind& k = kind(j.request.model, j.next_unit, hot);
+  const Kind& k = tables_.kind(j.request.model, j.next_unit, j.last_processor, hot);
   Job out;
   out.position = position;
   out.job = &j;
@@ -145,13 +89,18 @@ Job Scheduler::job(int position, const JobView& j, const View& view, const std::
   // priority.wait_term: -alpha * (now - enqueue) / max(avg, MIN_AVG_MS)
   double avg = kMinAvgMs > k.avg_ms ? kMinAvgMs : k.avg_ms;
   out.wait = -knobs_.alpha * (now_ms - out.enqueue_ms) / avg;
+  if (knobs_.since_arrival)
+    out.latency_ms = py::truediv(view.now_ns - j.request.arrival_ns, kNsPerMs);
+  else if (!knobs_.on_processor)  // (free_device: C_remaining's time)
+    out.latency_ms = k.remaining_ms;
   return out;
 }
 
 double Scheduler::score(const Job& item, int64_t latency_ns, double resource) const {
-  double latency_ms = py::truediv(latency_ns, kNsPerMs);
+  double latency_ms = item.latency_ms ? *item.latency_ms : py::truediv(latency_ns, kNsPerMs);
   double slo_ms = item.slo_ms ? *item.slo_ms : latency_ms;
-  return knobs_.gamma * (slo_ms - latency_ms) + item.wait + resource * item.remaining_ms;
+  double s = knobs_.gamma * (slo_ms - latency_ms) + item.wait + resource * item.remaining_ms;
+  return knobs_.highest_first ? -s : s;
 }
 
 std::optional<std::pair<int, int>> Scheduler::lowest(const Free& f, const std::vector<Job>& jobs,
@@ -198,6 +147,11 @@ std::optional<std::pair<int, std::pair<int, int>>> Scheduler::pick(
   std::vector<int64_t> first;
   if (knobs_.earliest) first = soonest(jobs, waiting, held, any_reserved);
   const std::vector<int64_t>* bound = knobs_.earliest ? &first : nullptr;
+  if (knobs_.job_first) {
+    auto got = first_job(free, jobs, waiting, bound, held);
+    if (got || !knobs_.work_conserving || bound == nullptr) return got;
+    return first_job(free, jobs, waiting, nullptr, held);
+  }
   for (const Free& f : free) {
     auto got = lowest(f, jobs, waiting, bound, held);
     if (got) return std::make_pair(f.processor, *got);
@@ -209,6 +163,56 @@ std::optional<std::pair<int, std::pair<int, int>>> Scheduler::pick(
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::pair<int, std::pair<int, int>>> Scheduler::first_job(
+    const std::vector<Free>& free, const std::vector<Job>& jobs,
+    const std::vector<int64_t>& waiting, const std::vector<int64_t>* soonest,
+    const std::vector<int64_t>& reserved) {
+  bool have = false;
+  double best_score = 0.0;
+  int64_t best_finish = 0;
+  int best_position = 0, best_k = 0, best_proc = 0, best_sg = 0;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const Job& item = jobs[k];
+    const Options& opts = item.options;
+    work_ += static_cast<int64_t>(opts.size());
+    bool ahead = opts.size() > 1;
+    const Option* target = nullptr;
+    double target_load = 0.0;
+    for (const Free& f : free) {
+      const Option* opt = option_on(opts, f.processor);
+      if (opt == nullptr) continue;
+      int64_t held = ahead ? reserved[static_cast<std::size_t>(f.processor)] : 0;
+      if (soonest != nullptr && opt->ns + held > (*soonest)[k]) continue;
+      if (target == nullptr || opt->ns < target->ns) {
+        target = opt;
+        target_load = f.load;
+      }
+    }
+    if (target == nullptr) continue;
+    int64_t finish = target->ns;
+    int64_t latency = finish;
+    if (knobs_.on_processor)
+      for (const Option& o : opts) {
+        int64_t there = waiting[static_cast<std::size_t>(o.processor)] + o.ns;
+        if (there < latency) latency = there;
+      }
+    double s = score(item, latency, knobs_.delta * ((2.0 * target_load - 1.0) / 1.0));
+    if (!have || s < best_score ||
+        (s == best_score && (finish < best_finish ||
+                             (finish == best_finish && item.position < best_position)))) {
+      have = true;
+      best_score = s;
+      best_finish = finish;
+      best_position = item.position;
+      best_k = static_cast<int>(k);
+      best_proc = target->processor;
+      best_sg = target->position;
+    }
+  }
+  if (!have) return std::nullopt;
+  return std::make_pair(best_proc, std::make_pair(best_k, best_sg));
 }
 
 std::vector<int64_t> Scheduler::reserved(const std::vector<Job>& jobs) const {

@@ -85,6 +85,9 @@ struct JobView {
   int64_t enqueue_ns = 0;
   int64_t executed = 0;
   Request request;
+  // the processor its last subgraph ran on (Setup::processors index; -1: none yet, or a name
+  // the setup does not have, which no decision tells apart from none)
+  int last_processor = -1;
 };
 
 struct SensorState {

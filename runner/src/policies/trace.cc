@@ -61,6 +61,7 @@ JobView job_of(const json::Value& row, const Setup& setup) {
   job.executed = row[3].as_int();
   job.request = {row[4].as_int(), model_of(row[5], setup), row[6].as_int(), row[7].as_int(),
                  row[8].as_int(), row[9].as_int()};
+  job.last_processor = setup.processor_index(row[10].as_string());
   return job;
 }
 

@@ -76,11 +76,13 @@ def job_endings(root: Path, since_s: float) -> list[tuple[int, str, str]]:
 
 def ending(folder: Path) -> str:
     """A job's ending as its folder records it, in a few words."""
-    from harness.seams.claim import holder
+    from harness.seams.claim import LOCK, holder
 
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
-    except FileNotFoundError:
+    except FileNotFoundError:  # a job that ends well recording nothing lets its claim go
+        if not (folder / LOCK).exists():
+            return f"completed (nothing recorded: a dry run) ({folder})"
         return "no ending recorded (the job's process died before it wrote one)"
     except (OSError, ValueError) as exc:
         return f"manifest unreadable: {exc}"

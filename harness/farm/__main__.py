@@ -12,7 +12,8 @@ and writes ``report.md``. Every failed cell and every regression is printed, one
 
 A night is run by one farm at a time (its ``night.lock``, :func:`~harness.farm.lock.night_held`):
 a second farm on the same night is refused with one line. A cell whose folder another
-process records into is reported ``BUSY``, not failed; a cell whose run folder cannot be read
+process records into, or whose phone another job held past the lock's timeout, is reported
+``BUSY``, not failed; a cell whose run folder cannot be read
 (either night) is one ``COMPARISON FAILED`` line; the report is written regardless.
 
 Exit codes: 0 all cells finished and nothing regressed; 1 a regression (the line names the

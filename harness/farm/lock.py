@@ -25,6 +25,10 @@ from harness.seams.errors import UserError
 POLL_S = 0.1
 
 
+class Locked(UserError):
+    """Another process holds the lock: the cell waiting for it is busy, not failed."""
+
+
 def lock_path(lock_dir: str | Path, serial: str) -> Path:
     return Path(lock_dir) / (re.sub(r"[^A-Za-z0-9_.-]+", "_", serial) + ".lock")
 
@@ -43,7 +47,7 @@ def holding(lock_dir: str | Path, serial: str, timeout_s: float) -> Iterator[flo
                 break
             except BlockingIOError:
                 if time.monotonic() - start > timeout_s:
-                    raise UserError(f"phone {serial} stayed locked by another job for "
+                    raise Locked(f"phone {serial} stayed locked by another job for "
                                     f"{timeout_s:g} s ({path})") from None
                 time.sleep(POLL_S)
         os.ftruncate(fd, 0)
@@ -68,7 +72,7 @@ def night_held(night: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             pid = os.read(fd, 32).split(b"\n", 1)[0].decode(errors="replace").strip()
-            raise UserError(f"night {night.name} is being run by another farm (pid {pid or '?'}, "
+            raise Locked(f"night {night.name} is being run by another farm (pid {pid or '?'}, "
                             f"{path}); run it again once that one ended: a night run again "
                             "runs only the cells not finished") from None
         os.ftruncate(fd, 0)

@@ -76,10 +76,10 @@ def outcome(night: Path, cell: Cell) -> dict[str, Any]:
     return read_outcome(path, cell.id)
 
 
-def busy_outcome(cell_id: str, pid: int) -> dict[str, Any]:
-    return {"cell": cell_id, "status": BUSY,
-            "error": f"another process (pid {pid}) records into the cell's folder; "
-                     "not measured by this night"}
+def busy_outcome(cell_id: str, pid: int | None, why: str = "") -> dict[str, Any]:
+    """A cell another process kept from running: ``why``, or its folder's recorder ``pid``."""
+    why = why or f"another process (pid {pid}) records into the cell's folder"
+    return {"cell": cell_id, "status": BUSY, "error": f"{why}; not measured by this night"}
 
 
 def read_outcome(path: Path, cell_id: str) -> dict[str, Any]:

@@ -14,6 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.farm.cell import run_cell
+from harness.farm.lock import holding
+from harness.farm.night import collect
+from harness.farm.plan import Cell
 from tests.fixtures.paths import REPO
 
 CELL = "k50/frs/tflite/seed0"
@@ -88,3 +92,16 @@ def test_a_damaged_previous_night_is_one_failed_comparison(tmp_path: Path) -> No
     report = (tmp_path / "farm" / "n2" / "report.md").read_text()
     assert "1 comparisons failed" in report and f"`{CELL}` (n1)" in report
     assert summary(tmp_path, "n2")["failed"] == []
+
+
+def test_a_cell_whose_phone_another_job_holds_is_busy_not_failed(tmp_path: Path) -> None:
+    """The phone's lock held past the timeout by another holder (another open file: flock
+    locks of two descriptions conflict in one process too)."""
+    cell = Cell("p0", "adb", "127.0.0.1:5601", "frs", "tflite_stock", 0, ())
+    plan = {"night": str(tmp_path / "n1"), "lock_dir": str(tmp_path / "locks"),
+            "lock_timeout_s": 0.2}
+    with holding(tmp_path / "locks", cell.serial, 1.0):
+        found = run_cell(plan, cell)
+    assert found["status"] == "busy" and "stayed locked by another job" in found["error"]
+    night = collect(tmp_path / "n1", [cell])
+    assert night.failed == [] and [o["cell"] for o in night.busy] == [cell.id]

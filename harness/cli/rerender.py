@@ -24,7 +24,7 @@ from harness.reporting.compare import empty, flags, read_run
 from harness.reporting.render import render
 from harness.reporting.report import WIDE
 from harness.reporting.runfolder import RunFolder
-from harness.seams.errors import run_cli
+from harness.seams.errors import PATH_ERRNOS, UserError, run_cli
 
 SUBFOLDER = "report"
 
@@ -47,7 +47,14 @@ def rerender(runs: Sequence[str], out: Path | None, plots: bool, console: Consol
     written = []
     for run in folders:
         target = out_dir(run.folder, out, len(folders) > 1)
-        render(run.data, target, console, plots)
+        try:
+            render(run.data, target, console, plots)
+        except OSError as exc:  # a read-only results tree: say where else it can go
+            if out is not None or exc.errno not in PATH_ERRNOS:
+                raise
+            raise UserError(f"cannot write the report into {target}: "
+                            f"{(exc.strerror or '').lower()}; --out DIR writes it elsewhere "
+                            "(the run folder itself is only read)") from None
         for line in all_flags(run):
             console.print(line, highlight=False, markup=False, soft_wrap=True)
         console.print(f"report of {run.folder}: {target}", highlight=False)

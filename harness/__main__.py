@@ -17,7 +17,10 @@ A folder given as ``hydra.run.dir`` is claimed before Hydra writes into it
 interrupt the run (a further one is noted, not obeyed), and however the command ends, a
 folder it claimed records how (:func:`~harness.experiment.endings.endings_recorded`). The
 terminal may be closed or ASCII-only: the run's files do not depend on it
-(:mod:`harness.experiment.terminal`).
+(:mod:`harness.experiment.terminal`). Each job of a sweep (``-m``) is isolated
+(:mod:`harness.experiment.sweepjob`): a failing job is recorded in its own folder, the others
+run, and the sweep ends with one line per job and a non-zero exit if any failed
+(:class:`~harness.cli.sweepend.SweepEndings`).
 """
 
 # ruff: noqa: E402  (Ctrl-C during the seconds of imports below must already be one line)
@@ -39,8 +42,11 @@ def _outside_a_run(signum: int, _frame: object) -> None:
 if __name__ == "__main__":  # (not when imported: a test or the console script owns signals)
     signal.signal(signal.SIGINT, _outside_a_run)
 
+from pathlib import Path
+
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from harness.cli.help import asks_help, help_text
@@ -52,6 +58,7 @@ from harness.config.schema import RunConf
 from harness.config.sweep import check_jobs
 from harness.experiment.components import register
 from harness.experiment.endings import endings_recorded, note_signals, stop_on_signals
+from harness.experiment.sweepjob import isolated
 from harness.experiment.terminal import forgiving_streams
 from harness.seams.errors import cli_guard, fail
 
@@ -71,12 +78,22 @@ def compose_run(overrides: list[str]) -> object:
 
 
 @hydra.main(config_path="../conf", config_name="config", version_base="1.3")
-def _app(cfg: DictConfig) -> None:
+def _app(cfg: DictConfig) -> str | None:
     from harness.experiment.session import run_session
 
-    with task_errors(), endings_recorded():
+    hydra_cfg = HydraConfig.get()
+    folder = hydra_cfg.runtime.output_dir
+
+    def job() -> None:
         run_conf: RunConf = to_object(cfg, RunConf)
-        run_session(run_conf, cfg, HydraConfig.get().runtime.output_dir)
+        run_session(run_conf, cfg, folder)
+
+    if hydra_cfg.mode == RunMode.MULTIRUN:  # a sweep's job: its failure is its own
+        name = f"#{hydra_cfg.job.num} [{' '.join(hydra_cfg.overrides.task)}]"
+        return isolated(Path(folder), name, job)
+    with task_errors(), endings_recorded():
+        job()
+    return None
 
 
 def main() -> None:

@@ -55,11 +55,12 @@ from devices.twin.tensors import TensorLocations
 from harness.seams.clocks import SimClock
 from harness.seams.device import DeviceContext, DeviceKind
 from harness.seams.errors import UserError
+from harness.seams.fields import MAX_TIME_S
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
-from harness.seams.units import round_int
+from harness.seams.units import NS_PER_S, round_int
 
 _CostKey = tuple[str, str, frozenset[int], bool]
 #: how long a subgraph started on a processor that is shut down takes to fail, ns
@@ -175,7 +176,9 @@ class TwinDevice:
         """Latency alone at the top frequency: no contention, transfer or noise."""
         spec = self.spec.processor(subgraph.processor)
         bandwidth = spec.bandwidth_share * self.spec.device.memory_bandwidth_gbps
-        return _to_ns(self._cost(subgraph, plan.shared_interpreter).latency_ns(1.0, bandwidth))
+        with np.errstate(over="ignore"):  # (an overflow to inf is refused by _to_ns)
+            ns = self._cost(subgraph, plan.shared_interpreter).latency_ns(1.0, bandwidth)
+        return _to_ns(ns, f"{subgraph.model}'s subgraph on {subgraph.processor}")
 
     def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """The least a subgraph pays when its predecessor ran on another processor: moving
@@ -186,7 +189,8 @@ class TwinDevice:
         made = graph.outputs_of(plan.units[subgraph.first_unit - 1])
         moved = sum(graph.tensors[t].nbytes for t in graph.pure_inputs(subgraph.ops) & made)
         dev = self.spec.device
-        return _to_ns(transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps))
+        return _to_ns(transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps),
+                      f"{subgraph.model}'s transfer to {subgraph.processor}")
 
     def decision_ns(self, work: int) -> int:
         """Simulated time a decision of ``work`` counted operations takes on the phone's CPU
@@ -398,7 +402,12 @@ class TwinDevice:
                                run.ok))
 
 
-def _to_ns(x: float) -> int:
+def _to_ns(x: float, what: str) -> int:
+    """Whole ns, bounded where they become ns (not overflowing the clock and journals)."""
+    if not x <= MAX_TIME_S * NS_PER_S:
+        raise UserError(f"the twin's constants make {what} take {x / NS_PER_S:.3g} s alone, "
+                        f"beyond the {MAX_TIME_S:g} s any time may be: check the device's "
+                        "throughputs (peak_gflops, bandwidths), which must be far above 0")
     return max(1, round_int(x))
 
 

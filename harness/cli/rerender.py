@@ -4,8 +4,11 @@ Reads each run folder (read-only: :class:`~harness.reporting.runfolder.RunFolder
 still going or killed is read from its journals as they stand) and writes its
 ``summary.csv``, ``summary_seeds.csv``, ``timeline.trace.json`` and plots into
 ``RUN/report/`` (or ``--out DIR``; with several runs, ``DIR/<run folder name>/``), then
-prints its tables and where it wrote. The run's own files are never touched: a report
-rendered by a newer harness sits beside the one the run wrote.
+prints its tables, every ``FLAG`` line ``harness compare`` gives the run (it did not
+complete, was killed, a baseline covered too little of its window, the wall clock stood
+still, a baseline finished nothing: :func:`~harness.reporting.compare.flags`), and where it
+wrote. The run's own files are never touched: a report rendered by a newer harness sits
+beside the one the run wrote.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.reporting.compare import read_run
+from harness.reporting.compare import empty, flags, read_run
 from harness.reporting.render import render
 from harness.reporting.report import WIDE
-from harness.seams.errors import run_cli
+from harness.reporting.runfolder import RunFolder
+from harness.seams.errors import PATH_ERRNOS, UserError, run_cli
 
 SUBFOLDER = "report"
 
@@ -32,13 +36,27 @@ def out_dir(run: Path, out: Path | None, many: bool) -> Path:
     return out / run.name if many else out
 
 
+def all_flags(run: RunFolder) -> list[str]:
+    """What ``harness compare`` flags in ``run``: its numbers are not those of a whole run."""
+    return flags(run) + [f"FLAG {run.folder}: {b} finished no request" for b in empty(run)]
+
+
 def rerender(runs: Sequence[str], out: Path | None, plots: bool, console: Console) -> list[Path]:
     """Every run's report; the folders written."""
     folders = [read_run(r) for r in runs]  # every folder checked before any is written
     written = []
     for run in folders:
         target = out_dir(run.folder, out, len(folders) > 1)
-        render(run.data, target, console, plots)
+        try:
+            render(run.data, target, console, plots)
+        except OSError as exc:  # a read-only results tree: say where else it can go
+            if out is not None or exc.errno not in PATH_ERRNOS:
+                raise
+            raise UserError(f"cannot write the report into {target}: "
+                            f"{(exc.strerror or '').lower()}; --out DIR writes it elsewhere "
+                            "(the run folder itself is only read)") from None
+        for line in all_flags(run):
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
         console.print(f"report of {run.folder}: {target}", highlight=False)
         written.append(target)
     return written

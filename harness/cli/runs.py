@@ -1,9 +1,11 @@
 """``harness runs [ROOT]``: the runs under a results folder, from its index.
 
 One entry per run folder (:mod:`harness.reporting.runindex`): its folder, device and kind,
-scenario, state, seeds and headline FPS, then its baselines. The index is kept as runs
-finish and rebuilt from the folders when it is missing; ``--device`` and ``--scenario``
-filter.
+scenario, state, seeds and headline FPS, then its baselines. It reads and never writes:
+the index is a cache kept by the runs themselves as they finish, completed here in memory
+from the folders (so it works on a read-only or another user's results tree); a run killed
+before it closed is listed as killed, a folder that cannot be read on its own row.
+``--device`` and ``--scenario`` filter.
 """
 
 from __future__ import annotations

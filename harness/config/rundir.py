@@ -10,7 +10,8 @@ resolves the run dir more than once).
 A folder given explicitly (``hydra.run.dir=X``, read as Hydra's override parser reads it:
 ``hydra.run.dir='a b'`` is the folder ``a b``) is checked by :func:`check_run_dir` and claimed
 by :func:`claim_run_dir` (:mod:`harness.seams.claim`) before Hydra writes anything into it:
-a folder that already holds a run, or a path under a regular file, is refused with one line,
+a folder that already holds a run, or a path under a regular file, a dangling symlink or a
+symlink loop, is refused with one line,
 and of two runs started at once into one folder exactly one claims it. A folder ``fresh_dir``
 makes is claimed as it is made.
 """
@@ -18,6 +19,7 @@ makes is claimed as it is made.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,10 +51,26 @@ def fresh_dir(base: str) -> str:
 
 
 def _refuse_file_parent(path: Path) -> None:
+    """Refuse a folder that cannot be made: under a regular file, a dangling symlink or a
+    symlink loop (each one line, not an ``mkdir`` traceback)."""
     for parent in (path, *path.parents):
+        _refuse_odd_link(path, parent)
         if parent.exists() and not parent.is_dir():
             raise ValueError(f"results folder {str(path)!r} cannot be made: {str(parent)!r} "
                              "is a file, not a folder")
+
+
+def _refuse_odd_link(path: Path, part: Path) -> None:
+    if not part.is_symlink():
+        return
+    try:
+        part.resolve(strict=True)
+    except FileNotFoundError:
+        raise ValueError(f"results folder {str(path)!r} cannot be made: {str(part)!r} is a "
+                         f"symlink to {os.readlink(part)!r}, which does not exist") from None
+    except (RuntimeError, OSError):  # RuntimeError: pathlib's word for a loop (Python 3.11)
+        raise ValueError(f"results folder {str(path)!r} cannot be made: {str(part)!r} is a "
+                         "symlink loop") from None
 
 
 def run_dir_arg(args: Sequence[str]) -> Path | None:

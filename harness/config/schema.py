@@ -72,6 +72,9 @@ class BaselineConf:
 
 #: a frame period (1/fps) of at least 1 ns and at most MAX_TIME_S, both whole nanoseconds
 FPS = Range(1 / MAX_TIME_S, NS_PER_S)
+#: the largest SLO multiplier: a million times a model's latency alone (the SLO it gives is
+#: checked again against MAX_TIME_S once the latency is known, harness/experiment/slo.py)
+SLO_MULTIPLIER = Range(0, 1e6)
 
 
 @dataclass
@@ -108,7 +111,7 @@ class ScenarioConf:
         "s", NONNEG, "warm-up before measurement (requests not counted)"))
     # SLO = slo_multiplier x the model's worst single-model latency; 0 disables SLOs
     slo_multiplier: float = field(default=0.0, metadata=spec(
-        "x", NONNEG, "SLO = this x the model's latency alone; 0: no SLO"))
+        "x", SLO_MULTIPLIER, "SLO = this x the model's latency alone; 0: no SLO"))
     streams_per_model: int = field(default=1, metadata=spec(
         "", at_least(1), "closed-loop streams per model (stream)"))
     # frames outstanding at once (frames arrival); 2 = a double-buffered camera pipeline

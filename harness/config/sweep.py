@@ -6,6 +6,12 @@ only inside a job, when the jobs before it have run. :func:`check_sweep` expands
 way Hydra's basic sweeper does (``hydra.sweeper.params`` of the config, then the command
 line's overrides, their cartesian product) and has each job composed and checked first; the first
 bad job ends the command with one line naming the job's overrides.
+
+A single run is checked the same way when it names its folder (``hydra.run.dir=X``), before
+the folder is claimed: a typo refused then leaves nothing in X, so the corrected command can
+use it. Without ``-m``, a list given to a config group that takes one option
+(``device=[k50pro,p20]``, which Hydra would merge into one device, the last one winning) is
+refused in one line pointing at ``-m``.
 """
 
 from __future__ import annotations
@@ -16,9 +22,12 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from harness.config.compose import compose
+from harness.config.rundir import run_dir_arg
 from harness.seams.errors import UserError
 
 MULTIRUN_FLAGS = ("-m", "--multirun")
+#: config groups that take one option: a list for them is a sweep, only under ``-m``
+SINGLE_OPTION = ("device", "scenario")
 #: Hydra flags followed by a value
 VALUE_FLAGS = ("-cn", "--config-name", "-cp", "--config-path", "-cd", "--config-dir",
                "--experimental-rerun", "-c", "--cfg", "-p", "--package", "--info")
@@ -52,9 +61,23 @@ def is_sweep(args: Sequence[str]) -> bool:
     return any(a in MULTIRUN_FLAGS for a in args)
 
 
+def check_single_options(overrides: Sequence[str]) -> None:
+    """Refuse a list given to a config group of :data:`SINGLE_OPTION` (module docstring)."""
+    for override in OverridesParser.create().parse_overrides(list(overrides)):
+        if override.key_or_group in SINGLE_OPTION and isinstance(override.value(), list):
+            values = ",".join(map(str, override.value()))  # type: ignore[arg-type]
+            raise UserError(f"{override.input_line} gives a list to {override.key_or_group}, "
+                            "which takes one option; to run each, sweep them: "
+                            f"python -m harness -m {override.key_or_group}={values}")
+
+
 def check_jobs(args: Sequence[str], check: Callable[[list[str]], object]) -> None:
-    """With ``-m``: ``check`` (compose and validate) every job's overrides before any runs."""
+    """With ``-m``: ``check`` (compose and validate) every job's overrides before any runs;
+    without, the single run's overrides (module docstring)."""
     if not is_sweep(args):
+        check_single_options(overrides_of(args))
+        if run_dir_arg(args) is not None:
+            check(overrides_of(args))
         return
     for job in jobs(overrides_of(args)):
         try:

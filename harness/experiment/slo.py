@@ -16,9 +16,11 @@ from harness.experiment.components import build_policy
 from harness.experiment.models import Models
 from harness.seams.device import Device
 from harness.seams.errors import UserError
+from harness.seams.fields import MAX_TIME_S
 from harness.seams.plan import ModelPlan
 from harness.seams.policy import Policy, PolicyContext
 from harness.seams.records import DeviceInfo
+from harness.seams.units import NS_PER_MS, NS_PER_S
 
 #: the baseline whose lone latency is the SLO base
 SLO_BASE = "tflite"
@@ -58,4 +60,16 @@ def slo_budgets(
     plans = plan_all(base, models, info, unsupported)
     profile = profile_all(device, plans)
     alone = {m: sum(profile[(m, sg.index)] for sg in p.subgraphs) for m, p in plans.items()}
-    return {m: int(mult * ns) for m, ns in alone.items()}
+    return {m: slo_ns(m, mult, ns) for m, ns in alone.items()}
+
+
+def slo_ns(model: str, mult: float, alone_ns: int) -> int:
+    """``mult`` x ``alone_ns``, bounded where it becomes nanoseconds: an SLO beyond
+    :data:`~harness.seams.fields.MAX_TIME_S` is refused in one line (it would overflow the
+    journals' 64-bit nanoseconds further on and lose their rows)."""
+    slo_s = mult * alone_ns / NS_PER_S
+    if not slo_s <= MAX_TIME_S:
+        raise UserError(f"scenario.slo_multiplier={mult:g} makes {model}'s SLO {slo_s:.3g} s "
+                        f"({mult:g} x its {alone_ns / NS_PER_MS:.3g} ms alone); an SLO may be "
+                        f"at most {MAX_TIME_S:g} s")
+    return int(mult * alone_ns)

@@ -10,8 +10,15 @@ yet as a Hydra multirun of :mod:`harness.farm.cell` with the configured launcher
 again appends what is missing), then collects every cell, compares with the previous night
 and writes ``report.md``. Every failed cell and every regression is printed, one line each.
 
+A night is run by one farm at a time (its ``night.lock``, :func:`~harness.farm.lock.night_held`):
+a second farm on the same night is refused with one line. A cell whose folder another
+process records into, or whose phone another job held past the lock's timeout, is reported
+``BUSY``, not failed; a cell whose run folder cannot be read
+(either night) is one ``COMPARISON FAILED`` line; the report is written regardless.
+
 Exit codes: 0 all cells finished and nothing regressed; 1 a regression (the line names the
-cell, the baseline and the metric); 2 bad input; 3 cells failed, nothing regressed.
+cell, the baseline and the metric); 2 bad input (or the night is being run by another farm);
+3 cells failed or busy, or a comparison failed, nothing regressed.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from harness.config.compose import CONF_DIR, to_object, user_errors
 from harness.config.names import plain_name
 from harness.farm.cell import CELL_FILE, cell_dir
 from harness.farm.config import FarmConf, register
+from harness.farm.lock import night_held
 from harness.farm.night import collect, compare_nights, previous_night, read_outcome, write_report
 from harness.farm.plan import Cell, cells, write_plan
 from harness.reporting.compare import WATCHED
@@ -82,6 +90,12 @@ def run(overrides: Sequence[str]) -> int:
     conf = compose_farm(overrides)
     root = Path(conf.results).resolve()  # the jobs may start elsewhere (a SLURM node)
     name = conf.night or datetime.now(UTC).strftime("%Y-%m-%d")
+    with night_held(root / name):
+        return run_night(conf, root, name)
+
+
+def run_night(conf: FarmConf, root: Path, name: str) -> int:
+    """The night ``name``, its lock held: launch, collect, compare, report."""
     night_dir, todo = root / name, cells(conf)
     plan = write_plan(night_dir, todo, str(Path(conf.lock_dir).resolve()),
                       conf.lock_timeout_s)
@@ -91,20 +105,24 @@ def run(overrides: Sequence[str]) -> int:
     problem = launch(conf, plan, pending)
     night = collect(night_dir, todo)
     previous = previous_night(root, name, conf.previous)
-    found, metrics = compare_nights(night, previous, todo, conf.thresholds)
-    path = write_report(night, previous, found, metrics, conf.thresholds, conf.plots)
+    found, metrics, broken = compare_nights(night, previous, todo, conf.thresholds)
+    path = write_report(night, previous, found, metrics, conf.thresholds, conf.plots, broken)
     summary = {"night": name, "previous": previous.name if previous else None,
-               "failed": night.failed, "regressions": [asdict(r) for r in found],
-               "launcher_problem": problem}
+               "failed": night.failed, "busy": night.busy,
+               "comparisons_failed": [asdict(b) for b in broken],
+               "regressions": [asdict(r) for r in found], "launcher_problem": problem}
     (night_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
     for o in night.failed:
         print(f"FAILED {o['cell']}: {o.get('error', '')}", file=sys.stderr)
-    for r in found:
-        print(r.line(), file=sys.stderr)
+    for o in night.busy:
+        print(f"BUSY {o['cell']}: {o.get('error', '')}", file=sys.stderr)
+    for line in [b.line() for b in broken] + [r.line() for r in found]:
+        print(line, file=sys.stderr)
     if problem:
         print(f"launcher: {problem}", file=sys.stderr)
     print(f"report: {path}")
-    return EXIT_REGRESSION if found else EXIT_FAILED if night.failed or problem else 0
+    unfinished = night.failed or night.busy or broken or problem
+    return EXIT_REGRESSION if found else EXIT_FAILED if unfinished else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

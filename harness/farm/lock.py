@@ -1,4 +1,8 @@
-"""One phone, one job: an exclusive ``flock`` on ``<lock_dir>/<serial>.lock``.
+"""One phone, one job: an exclusive ``flock`` on ``<lock_dir>/<serial>.lock``; one night, one
+farm: an exclusive ``flock`` on ``<night>/night.lock`` (:func:`night_held`), so that a second
+farm started on a night that one is running is refused in one line naming the first one's
+pid, before it writes anything (its cells would find their folders held, and the two would
+record each other's cells as failed).
 
 ``flock`` locks are held by the open file and released by the kernel when the process
 ends, so a killed job never leaves a phone locked; they work across the processes of one host
@@ -21,6 +25,10 @@ from harness.seams.errors import UserError
 POLL_S = 0.1
 
 
+class Locked(UserError):
+    """Another process holds the lock: the cell waiting for it is busy, not failed."""
+
+
 def lock_path(lock_dir: str | Path, serial: str) -> Path:
     return Path(lock_dir) / (re.sub(r"[^A-Za-z0-9_.-]+", "_", serial) + ".lock")
 
@@ -39,11 +47,36 @@ def holding(lock_dir: str | Path, serial: str, timeout_s: float) -> Iterator[flo
                 break
             except BlockingIOError:
                 if time.monotonic() - start > timeout_s:
-                    raise UserError(f"phone {serial} stayed locked by another job for "
+                    raise Locked(f"phone {serial} stayed locked by another job for "
                                     f"{timeout_s:g} s ({path})") from None
                 time.sleep(POLL_S)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         yield time.monotonic() - start
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+#: the night's lock file (in the night's folder)
+NIGHT_LOCK = "night.lock"
+
+
+@contextmanager
+def night_held(night: Path) -> Iterator[None]:
+    """Hold ``night``'s lock for the block, or refuse at once: another farm runs it."""
+    night.mkdir(parents=True, exist_ok=True)
+    path = night / NIGHT_LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = os.read(fd, 32).split(b"\n", 1)[0].decode(errors="replace").strip()
+            raise Locked(f"night {night.name} is being run by another farm (pid {pid or '?'}, "
+                            f"{path}); run it again once that one ended: a night run again "
+                            "runs only the cells not finished") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
     finally:
         os.close(fd)  # closing releases the lock

@@ -40,6 +40,7 @@ from harness.reporting import report
 from harness.reporting.delta import change
 from harness.reporting.metrics import compute
 from harness.reporting.runfolder import RunFolder, State
+from harness.reporting.tablecheck import check_tables
 from harness.seams.errors import Parser, UserError, run_cli
 
 #: the share of the measured duration a baseline's requests must span not to be flagged
@@ -82,6 +83,7 @@ def read_run(path: str | Path) -> RunFolder:
         run.data  # noqa: B018  (the tables, read now: a bad one is this one line)
     except (ValueError, OSError) as exc:
         raise UserError(f"{path}: cannot read the run: {exc}") from None
+    check_tables(folder, run.data)  # a missing column, text for numbers: one line
     return run
 
 

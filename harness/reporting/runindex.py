@@ -7,14 +7,18 @@ baselines, state, seeds, the headline FPS (the system under study's row of ``sum
 ``adms`` when it ran, else the fastest baseline), and the device and wall seconds it took
 (what ``dry_run`` estimates from). A session appends its run's line when it ends, however
 it ends (:func:`note`); a later line for the same folder replaces an earlier one.
-:func:`runs` reads the index, adds every run folder under the root it does not know (so a
-deleted index is rebuilt, and runs copied in are found), re-reads runs it last saw
-``running``, and rewrites the file when anything changed. The index is a cache of what the
-run folders say: it never decides anything, and losing it loses nothing.
+:func:`runs` is a reader and writes nothing, anywhere (a results tree may be read-only or
+another user's): it lists every run folder under the root, taking a run that ended from its
+index line (a cache) and reading every other folder afresh, in memory. A run whose manifest
+says ``running`` while nobody holds its claim (:mod:`harness.seams.claim`) was killed, and is
+listed so; a folder whose manifest or summary cannot be read (torn, not UTF-8) is listed with
+why, on its own row; the index itself is read whatever bytes it holds. The index is a cache
+of what the run folders say: it never decides anything, and losing it loses nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterator, Mapping
@@ -26,11 +30,17 @@ import pandas as pd
 
 from harness.reporting.runrecord import RunRecord, State
 from harness.reporting.store import read_manifest
+from harness.seams.claim import holder
+from harness.seams.errors import UserError
 
 INDEX = "index.jsonl"
 ROOT_NAME = "results"
 #: the baseline whose FPS heads a run's line when it ran
 HEADLINE = "adms"
+#: the states a run's index line keeps for good (every other folder is read again)
+ENDED = (State.COMPLETED.value, State.INTERRUPTED.value, State.FAILED.value)
+#: the state of a run whose manifest says running while no process holds its claim
+KILLED = "killed (never closed: its manifest still says running)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +80,10 @@ def headline(folder: Path) -> tuple[str, float] | None:
     path = folder / "summary.csv"
     if not path.exists():
         return None
-    table = pd.read_csv(path)
+    try:
+        table = pd.read_csv(path, encoding_errors="replace")
+    except (OSError, ValueError):  # a torn summary: the run is listed without its FPS
+        return None
     if table.empty or "fps" not in table:
         return None
     fps = table.groupby("baseline")["fps"].mean()
@@ -105,13 +118,16 @@ def note(folder: Path, wall_s: float | None = None) -> None:
 
 def _read(path: Path) -> dict[str, Entry]:
     found: dict[str, Entry] = {}
-    if path.exists():
-        for text in path.read_text().splitlines():
-            try:
-                item = _entry(json.loads(text))
-            except (ValueError, TypeError, KeyError):
-                continue  # a torn or foreign line: the folder scan finds its run again
-            found[item.folder] = item
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:  # none, or unreadable: the folder scan finds every run
+        return found
+    for line in text.splitlines():
+        try:
+            item = _entry(json.loads(line))
+        except (ValueError, TypeError, KeyError):
+            continue  # a torn or foreign line: the folder scan finds its run again
+        found[item.folder] = item
     return found
 
 
@@ -126,21 +142,38 @@ def _folders(root: Path) -> Iterator[Path]:
         yield manifest.parent
 
 
+def shown(path: Path | str) -> str:
+    """A path as text any terminal takes (a name that is not UTF-8 keeps a replacement
+    character where its odd bytes were)."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def read_entry(folder: Path, root: Path, wall_s: float | None = None) -> Entry:
+    """The run in ``folder`` as it stands: a killed run is so named; a folder whose manifest
+    cannot be read is an entry saying why (one torn run never hides the others)."""
+    key = shown(folder.absolute().relative_to(root.absolute()))
+    try:
+        found = entry(folder, root, wall_s)
+    except (UserError, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        why = " ".join(str(exc).split())[:120] or type(exc).__name__
+        return Entry(key, "?", "?", "?", f"unreadable: {why}")
+    state = found.state
+    if state == State.RUNNING.value and holder(folder) is None:
+        state = KILLED
+    return dataclasses.replace(found, folder=key, state=state)
+
+
 def runs(root: Path) -> list[Entry]:
-    """Every run under ``root``: the index, completed by a scan (module docstring)."""
-    path = root / INDEX
-    known = _read(path)
-    changed = not path.exists()
+    """Every run under ``root``, read without writing anything (module docstring)."""
+    known = _read(root / INDEX)
+    found = []
     for folder in _folders(root):
-        key = str(folder.absolute().relative_to(root.absolute()))
-        old = known.get(key)
-        if old is None or old.state == State.RUNNING.value:
-            fresh = entry(folder, root, old.wall_s if old else None)
-            changed |= fresh != old
-            known[key] = fresh
-    if changed:
-        path.write_text("".join(json.dumps(asdict(e)) + "\n" for e in known.values()))
-    return sorted(known.values(), key=lambda e: e.folder)
+        old = known.get(shown(folder.absolute().relative_to(root.absolute())))
+        if old is not None and old.state in ENDED:
+            found.append(old)
+        else:
+            found.append(read_entry(folder, root, old.wall_s if old else None))
+    return sorted(found, key=lambda e: e.folder)
 
 
 def wall_rates(root: Path | None, device: str, core: str) -> list[float]:

@@ -49,8 +49,10 @@ def test_the_runs_index_is_kept_and_rebuilt(tmp_path: Path) -> None:
     _manifest(root / "k50pro" / "b", "running")
     found = runindex.runs(root)
     assert [(e.folder, e.state, e.headline) for e in found] == [
-        ("k50pro/a", "completed", ("adms", 31.5)), ("k50pro/b", "running", ("adms", 31.5))]
-    assert (root / runindex.INDEX).exists() and "seeds 0-1: adms 31.5 FPS" in found[0].line()
+        ("k50pro/a", "completed", ("adms", 31.5)),
+        ("k50pro/b", runindex.KILLED, ("adms", 31.5))]  # running, and nobody holds its claim
+    # a reader: the index is rebuilt in memory, never written
+    assert not (root / runindex.INDEX).exists() and "seeds 0-1: adms 31.5 FPS" in found[0].line()
     assert runindex.root_of(tmp_path / "elsewhere") is None
 
 

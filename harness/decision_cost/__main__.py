@@ -7,7 +7,8 @@
 Records each baseline's decision trace from a twin run per (device, scenario), times every
 decision in the runner's C++ library (``runner/build/decision_bench``: ``make runner``),
 fits ns per unit of counted work per baseline and prints the table; writes
-``timings.csv`` (every decision) and ``fits.csv`` into ``out``. Time it on a quiet machine:
+``timings.csv`` (every decision) and ``fits.csv`` (the fits and the audit of each count,
+:mod:`harness.decision_cost.audit`) into ``out``. Time it on a quiet machine:
 the load average is printed and written beside the table (docs/decision-cost.md).
 """
 
@@ -24,6 +25,7 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from rich.console import Console
 
+from harness.decision_cost.audit import audit
 from harness.decision_cost.bench import Timing, timings
 from harness.decision_cost.fit import fit
 from harness.decision_cost.record import record_twin
@@ -103,8 +105,10 @@ def run(args: list[str]) -> int:
     out = Path(conf.out)
     out.mkdir(parents=True, exist_ok=True)
     rows.to_csv(out / "timings.csv", index=False)
-    fits = fits_frame({b: fit([_timing(r) for r in g.itertuples()])
-                       for b, g in rows.groupby("baseline", sort=False)})
+    by_baseline = {b: [_timing(r) for r in g.itertuples()]
+                   for b, g in rows.groupby("baseline", sort=False)}
+    fits = fits_frame({b: fit(t) for b, t in by_baseline.items()},
+                      {b: audit(t) for b, t in by_baseline.items() if len(t) > 1})
     fits.to_csv(out / "fits.csv", index=False)
     end_load = loadavg()
     print(render(fits, f"load average before {load}, after {end_load}"))

@@ -2,10 +2,10 @@
 
 ``runner/build/decision_bench TRACE REPEATS`` (``runner/src/policies/decision_bench_main.cc``)
 replays the trace REPEATS times through a fresh C++ policy, checks each decision against the
-recorded one and prints, per ``schedule`` call, its counted work, what it started and
-dropped, the queue's length, the jobs read and the minimum and median ns over the repeats;
-its first line is the median cost of timing nothing (two clock reads), which
-:func:`timings` subtracts.
+recorded one and prints, per ``schedule`` call, its counted work, the work the library
+actually did where that differs (else -1), what it started and dropped, the queue's
+length, the jobs read and the minimum and median ns over the repeats; its first line is
+the median cost of timing nothing (two clock reads), which :func:`timings` subtracts.
 """
 
 from __future__ import annotations
@@ -23,11 +23,15 @@ BINARY = ROOT / "runner" / "build" / "decision_bench"
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """One decision: its call index, counted work, assignments, drops, queue length, jobs
-    read, and its time less the clock's own (minimum and median over the repeats), ns."""
+    """One decision: its call index, counted and performed work, assignments, drops, queue
+    length, jobs read, and its time less the clock's own (minimum and median over the
+    repeats), ns."""
 
     call: int
     work: int
+    #: the work the C++ library actually did, where it differs from the count (Band: its
+    #: chain cache and estimate copies; ``Decision::performed``), else -1
+    performed: int
     assigned: int
     dropped: int
     queue_len: int
@@ -49,9 +53,9 @@ def parse(text: str) -> list[Timing]:
     clock = int(lines[0].split()[2])
     out: list[Timing] = []
     for line in lines[1:]:
-        call, work, assigned, dropped, queue_len, read, low, mid = (
+        call, work, performed, assigned, dropped, queue_len, read, low, mid = (
             int(x) for x in line.split("\t"))
-        out.append(Timing(call, work, assigned, dropped, queue_len, read,
+        out.append(Timing(call, work, performed, assigned, dropped, queue_len, read,
                           max(0, low - clock), max(0, mid - clock)))
     return out
 

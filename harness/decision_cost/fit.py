@@ -1,6 +1,9 @@
 """Nanoseconds per unit of counted work, fitted from timed decisions.
 
-Three numbers per policy, each a point estimate with a 95% interval:
+Three numbers per policy, each a point estimate with a 95% interval, against the work the
+policy counts (what the twin charges) and, where the C++ library reports it, against the
+work it actually did (Band's round caches repeated chain searches, which its count, like
+Band's own code, repeats):
 
 * the **price** ``sum(ns) / sum(work)`` over all its decisions: what one unit of work must
   cost for the twin's charge (work x price, decision by decision) to add up to the time the
@@ -39,6 +42,17 @@ class Estimate:
 
 
 @dataclass(frozen=True, slots=True)
+class Prices:
+    """Estimates against one measure of work."""
+
+    #: sum(ns) / sum(work) (None when no decision counted work)
+    price: Estimate | None
+    #: the least-squares line (None when the work never varies)
+    fixed_ns: Estimate | None
+    slope_ns: Estimate | None
+
+
+@dataclass(frozen=True, slots=True)
 class Fit:
     """One policy's decisions, fitted."""
 
@@ -53,11 +67,13 @@ class Fit:
     #: mean ns and work of a decision
     mean_ns: float
     mean_work: float
-    #: sum(ns) / sum(work) (None when no decision counted work)
-    price: Estimate | None
-    #: the least-squares line (None when the work never varies)
-    fixed_ns: Estimate | None
-    slope_ns: Estimate | None
+    #: against the counted work (``Decision.work``: what the twin charges)
+    counted: Prices
+    #: against the work the C++ library actually did (``Timing.performed``), where it
+    #: reports one (Band), else None
+    performed: Prices | None
+    #: mean performed work of a decision (0 where none is reported)
+    mean_performed: float
 
 
 def line(work: np.ndarray, ns: np.ndarray) -> tuple[float, float] | None:
@@ -83,13 +99,8 @@ def _interval(point: float, samples: list[float]) -> Estimate:
     return Estimate(point, float(low), float(high))
 
 
-def fit(rows: Sequence[Timing], seed: int = 0) -> Fit:
-    """``rows`` (one policy's decisions in run order) fitted; minimum times are used."""
-    work = np.array([r.work for r in rows], dtype=np.int64)
-    ns = np.array([r.min_ns for r in rows], dtype=np.int64)
-    idle = np.array([r.starts_nothing for r in rows], dtype=bool)
-    rng = np.random.default_rng(seed)
-    resamples = [blocks(len(rows), rng) for _ in range(RESAMPLES)]
+def prices(work: np.ndarray, ns: np.ndarray, resamples: list[np.ndarray]) -> Prices:
+    """The price and the line of ``ns`` on ``work``, each with its bootstrap interval."""
     price = None
     if work.sum() > 0:
         price = _interval(ns.sum() / work.sum(), [
@@ -100,9 +111,24 @@ def fit(rows: Sequence[Timing], seed: int = 0) -> Fit:
         lines = [got for i in resamples if (got := line(work[i], ns[i])) is not None]
         fixed = _interval(point[0], [a for a, _ in lines])
         slope = _interval(point[1], [b for _, b in lines])
+    return Prices(price, fixed, slope)
+
+
+def fit(rows: Sequence[Timing], seed: int = 0) -> Fit:
+    """``rows`` (one policy's decisions in run order) fitted; minimum times are used."""
+    work = np.array([r.work for r in rows], dtype=np.int64)
+    done = np.array([r.performed for r in rows], dtype=np.int64)
+    ns = np.array([r.min_ns for r in rows], dtype=np.int64)
+    idle = np.array([r.starts_nothing for r in rows], dtype=bool)
+    rng = np.random.default_rng(seed)
+    resamples = [blocks(len(rows), rng) for _ in range(RESAMPLES)]
+    reported = bool((done >= 0).any())
+    performed = np.where(done >= 0, done, work)
     return Fit(len(rows), int(idle.sum()), _mean(ns[idle]), _mean(work[idle]),
                int((work == 0).sum()), _mean(ns[work == 0]), _mean(ns), _mean(work),
-               price, fixed, slope)
+               prices(work, ns, resamples),
+               prices(performed, ns, resamples) if reported else None,
+               _mean(performed) if reported else 0.0)
 
 
 def _mean(values: np.ndarray) -> float:

@@ -7,7 +7,8 @@
 // and each schedule() call alone is timed with the steady clock. Every replayed decision is
 // compared with the recorded one, so a timing is only ever of the decision the Python made.
 // Prints one tab-separated line per schedule call:
-//   call  work  assigned  dropped  queue_len  read  min_ns  median_ns
+//   call  work  performed  assigned  dropped  queue_len  read  min_ns  median_ns
+// (performed: Decision::performed, the work the library actually did; -1: as counted)
 // (read: the jobs the recorded policy read, its queue's prefix and kind heads)
 // after a header line "# clock_ns <median cost of an empty timed interval>".
 // Exit 1 with one "error: ..." line when the trace cannot be read or a decision differs.
@@ -64,7 +65,7 @@ int64_t elapsed_ns(Clock::time_point a, Clock::time_point b) {
 }
 
 // one replay of the whole trace; times[k] = ns of the k-th schedule call
-void replay_once(const Trace& t, std::vector<int64_t>& times) {
+void replay_once(const Trace& t, std::vector<int64_t>& times, std::vector<int64_t>& performed) {
   std::unique_ptr<Policy> policy = make_policy(t.setup);
   std::size_t k = 0;
   for (const Call& call : t.calls) {
@@ -75,6 +76,7 @@ void replay_once(const Trace& t, std::vector<int64_t>& times) {
     Clock::time_point a = Clock::now();
     Decision got = policy->schedule(call.schedule->view);
     Clock::time_point b = Clock::now();
+    performed[k] = got.performed;
     times[k++] = elapsed_ns(a, b);
     if (!(got == call.schedule->expected))
       throw std::runtime_error("decision differs at call " +
@@ -104,7 +106,8 @@ void bench(const Trace& t, int repeats) {
   std::size_t n = 0;
   for (const Call& c : t.calls) n += c.schedule ? 1 : 0;
   std::vector<std::vector<int64_t>> runs(repeats, std::vector<int64_t>(n));
-  for (int r = 0; r < repeats; ++r) replay_once(t, runs[r]);
+  std::vector<int64_t> performed(n);
+  for (int r = 0; r < repeats; ++r) replay_once(t, runs[r], performed);
   std::cout << "# clock_ns " << clock_ns() << "\n";
   std::size_t k = 0;
   for (const Call& c : t.calls) {
@@ -112,7 +115,8 @@ void bench(const Trace& t, int repeats) {
     std::vector<int64_t> samples(repeats);
     for (int r = 0; r < repeats; ++r) samples[r] = runs[r][k];
     const Decision& d = c.schedule->expected;
-    std::cout << c.schedule->index << '\t' << d.work << '\t' << d.assign.size() << '\t'
+    std::cout << c.schedule->index << '\t' << d.work << '\t' << performed[k] << '\t'
+              << d.assign.size() << '\t'
               << d.drop.size() << '\t' << c.schedule->queue.size() << '\t'
               << c.schedule->queue.prefix.size() + c.schedule->queue.head_jobs.size() << '\t'
               << *std::min_element(samples.begin(), samples.end()) << '\t' << median(samples)

@@ -47,3 +47,30 @@ def test_the_best_point_is_never_worse_than_the_start() -> None:
 def test_residuals_are_log_ratios_and_a_missing_latency_counts_as_tenfold() -> None:
     got = residuals(np.array([2.0, np.nan]), np.array([1.0, 5.0]))
     assert got == pytest.approx([np.log(2.0), np.log(10.0)])
+
+
+def test_the_table5_twin_is_k50pro_but_for_the_fitted_constants() -> None:
+    from omegaconf import OmegaConf
+
+    from harness.experiment.session import compose_run
+    from harness.table5.__main__ import PARAMS
+
+    base = OmegaConf.to_container(compose_run(["device=k50pro"])[1].device)
+    fitted = OmegaConf.to_container(compose_run(["device=k50pro_table5"])[1].device)
+    assert isinstance(base, dict) and isinstance(fitted, dict)
+    keys = [p.key.removeprefix("device.twin.") for p in PARAMS]
+    assert any(fitted["twin"][k] != base["twin"][k] for k in keys)
+    for k in keys:
+        base["twin"][k] = fitted["twin"][k]
+        base["twin"]["provenance"][k] = fitted["twin"]["provenance"][k]
+    base["name"], base["description"] = fitted["name"], fitted["description"]
+    assert fitted == base
+
+
+@pytest.mark.parametrize("args", [["iterations=-1"], ["speed=2"], ["duration_s=fast"]])
+def test_bad_arguments_are_one_error(args: list[str]) -> None:
+    from harness.seams.errors import UserError
+    from harness.table5.__main__ import parse_conf
+
+    with pytest.raises(UserError, match="table5: "):
+        parse_conf(args)

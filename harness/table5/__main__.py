@@ -22,9 +22,10 @@ import pandas as pd
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from harness.experiment.session import compose_run
 from harness.reporting.paper import TABLE5
 from harness.seams.errors import UserError, command
-from harness.table5.fit import Param, Point, fit
+from harness.table5.fit import Evaluate, Param, Point, fit
 from harness.table5.latency import single_latency_ms
 
 #: the fragmentation constants fitted (device.twin.*), each with its step and upper bound:
@@ -68,7 +69,9 @@ def targets() -> list[tuple[str, str, float]]:
     return [(r.model, s, r.latency_ms[s]) for r in TABLE5 for s in SYSTEMS]
 
 
-def evaluator(conf: Table5Conf, cache: Path) -> object:
+def evaluator(conf: Table5Conf, cache: Path) -> Evaluate:
+    """The twin's ten latencies (ms) at given values of :data:`PARAMS`."""
+
     def evaluate(theta: np.ndarray) -> np.ndarray:
         overrides = [f"{p.key}={float(v)!r}" for p, v in zip(PARAMS, theta, strict=True)]
         return np.array([single_latency_ms(conf.device, model, baseline, overrides,
@@ -79,13 +82,12 @@ def evaluator(conf: Table5Conf, cache: Path) -> object:
 
 def start(device: str) -> list[float]:
     """The device's own values of :data:`PARAMS`."""
-    from harness.experiment.session import compose_run
-
     raw = compose_run([f"device={device}"])[1]
     return [float(OmegaConf.select(raw, p.key)) for p in PARAMS]
 
 
 def report(best: Point) -> str:
+    """The fitted values and each target's latency beside the paper's."""
     lines = [f"{p.key} = {v:.1f}" for p, v in zip(PARAMS, best.theta, strict=True)]
     lines.append(f"{'model':<14} {'system':<6} {'paper ms':>9} {'twin ms':>9} {'twin/paper':>10}")
     for (model, baseline, paper), got in zip(targets(), best.latency_ms, strict=True):
@@ -100,9 +102,9 @@ def run(args: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     evaluate = evaluator(conf, out / "cache")
     paper = [t[2] for t in targets()]
-    best, tried = fit(PARAMS, start(conf.device), evaluate, paper,  # type: ignore[arg-type]
-                      conf.iterations, progress=lambda p: print(f"step: {p.theta} cost "
-                                                                f"{p.cost:.3f}", flush=True))
+    best, tried = fit(PARAMS, start(conf.device), evaluate, paper, conf.iterations,
+                      progress=lambda p: print(f"step: {p.theta} cost {p.cost:.3f}",
+                                               flush=True))
     rows = [{**{p.key: v for p, v in zip(PARAMS, pt.theta, strict=True)}, "cost": pt.cost,
              **{f"{m}/{b}": ms for (m, b, _), ms in zip(targets(), pt.latency_ms, strict=True)}}
             for pt in tried]

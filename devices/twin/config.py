@@ -196,6 +196,11 @@ class TwinDeviceBlock:
         "µs", NONNEG, "fixed cost per dispatched subgraph"))
     scheduler_ns_per_op: float | None = field(default=None, metadata=spec(
         "ns", NONNEG, "time of one unit of decision work"))
+    # a policy's own price of one unit of its decision work, ns, by baseline name (band_heft)
+    # or policy name (band, adms, tflite; the baseline's name is looked up first): each
+    # policy counts its own unit, so each has its own measured price (docs/decision-cost.md);
+    # a policy not listed pays scheduler_ns_per_op
+    scheduler_ns_per_work: dict[str, float] = field(default_factory=dict)
     # memory the app may use for interpreters, arenas and weight copies, MB (0: unlimited)
     memory_budget_mb: float | None = field(default=None, metadata=spec(
         "MB", NONNEG, "memory for interpreters; 0: unlimited"))

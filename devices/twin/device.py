@@ -192,6 +192,14 @@ class TwinDevice:
         return _to_ns(transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps),
                       f"{subgraph.model}'s transfer to {subgraph.processor}")
 
+    def price_decisions(self, baseline: str, policy: str) -> None:
+        """Price the run's decisions at ``baseline``'s or else ``policy``'s own measured ns
+        per unit of work (``scheduler_ns_per_work``), else at ``scheduler_ns_per_op``."""
+        dev = self.spec.device
+        prices = dev.scheduler_ns_per_work
+        price = prices.get(baseline, prices.get(policy, dev.scheduler_ns_per_op))
+        self._ns_per_op = price if dev.mechanisms.scheduler_cost else 0.0
+
     def decision_ns(self, work: int) -> int:
         """Simulated time a decision of ``work`` counted operations takes on the phone's CPU
         (the scheduler-cost mechanism)."""

@@ -31,6 +31,7 @@ import dataclasses
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from omegaconf import MISSING
@@ -155,6 +156,8 @@ class TwinDeviceSpec:
     #: scheduling: fixed us per dispatched subgraph, ns per unit of decision work
     scheduler_fixed_us: float
     scheduler_ns_per_op: float
+    #: ns per unit of decision work by baseline or policy name (else scheduler_ns_per_op)
+    scheduler_ns_per_work: Mapping[str, float]
     #: memory for interpreters, arenas and weight copies, MB (0: unlimited); per interpreter, KB
     memory_budget_mb: float
     interpreter_overhead_kb: float
@@ -299,7 +302,7 @@ def _unset_clause(mechanism: str, unset: list[str]) -> str:
 
 #: the device block's numbers (the rest: provenance and mechanisms)
 _DEVICE_NUMBERS = tuple(f.name for f in dataclasses.fields(TwinDeviceBlock)
-                        if f.name not in ("mechanisms", "provenance"))
+                        if f.name not in ("mechanisms", "provenance", "scheduler_ns_per_work"))
 
 
 def _device_block(name: str, raw: Any) -> TwinDeviceBlock:
@@ -312,8 +315,19 @@ def _device_block(name: str, raw: Any) -> TwinDeviceBlock:
 
 def _device_spec(name: str, block: TwinDeviceBlock) -> TwinDeviceSpec:
     return TwinDeviceSpec(**_floats(block, _DEVICE_NUMBERS),
+                          scheduler_ns_per_work=_prices(name, block.scheduler_ns_per_work),
                           mechanisms=Mechanisms(**dataclasses.asdict(block.mechanisms)),
                           provenance=_strings(f"device {name}", block.provenance))
+
+
+def _prices(name: str, raw: Any) -> Mapping[str, float]:
+    """``scheduler_ns_per_work``: a policy's name -> a price of at least 0 ns."""
+    prices = dict(raw or {})
+    for key, value in prices.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise UserError(f"twin: device {name}: scheduler_ns_per_work.{key} must be a "
+                            f"number of ns >= 0, not {value!r}")
+    return MappingProxyType({str(k): float(v) for k, v in prices.items()})
 
 
 #: the processor block's plain numbers (the rest are tables, levels, flags and text)

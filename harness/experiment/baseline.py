@@ -42,12 +42,16 @@ from harness.reporting.store import RunRecorder
 from harness.seams.device import (
     BaselineRun,
     BaselineRunner,
+    DecisionPricing,
     Device,
     DeviceContext,
     PolicyRunner,
 )
 from harness.seams.plan import ModelPlan
-from harness.seams.policy import PolicyContext
+from harness.seams.policy import Policy, PolicyContext
+
+#: (baseline name, its policy) -> the policy the run drives (e.g. a decision trace's recorder)
+PolicyWrap = Callable[[str, Policy], Policy]
 
 #: purposes a seed is split into; their order is part of the results' reproducibility
 SEED_PURPOSES = ("traffic", "noise", "inputs")
@@ -78,11 +82,13 @@ def shares_concurrently(plans: Mapping[str, ModelPlan]) -> bool:
 def run_baseline(
     cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, seed: int | None = None,
-    bounds: BoundCache | None = None,
+    bounds: BoundCache | None = None, wrap: PolicyWrap | None = None,
 ) -> BaselineOutcome:
     """Run one baseline with one seed (default ``seed.base``): its facts for the manifest
     (device info, plan counts, the frame-rate bound of its plans) and, on the runtime, its
-    plans with their costs (for the run's bound; not for the manifest)."""
+    plans with their costs (for the run's bound; not for the manifest). ``wrap`` (baseline
+    name, policy) -> policy, if given, stands in front of the built policy (a decision
+    trace's recorder)."""
     seed = cfg.seed.base if seed is None else seed
     rngs = seeds(seed)
     device = open_device(cfg.device, device_context(cfg, models, rngs))
@@ -94,7 +100,7 @@ def run_baseline(
                               progress, loop)
             return BaselineOutcome(dict(device.run_baseline(run, recorder)))
         return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs,
-                       bounds or BoundCache())
+                       bounds or BoundCache(), wrap)
     finally:
         device.close()
 
@@ -102,7 +108,7 @@ def run_baseline(
 def _run_on(
     cfg: RunConf, name: str, seed: int, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, device: Device,
-    rngs: Mapping[str, np.random.Generator], bounds: BoundCache,
+    rngs: Mapping[str, np.random.Generator], bounds: BoundCache, wrap: PolicyWrap | None,
 ) -> BaselineOutcome:
     info = device.describe()
     unsupported = {m: device.op_support(g) for m, g in models.graphs.items()}
@@ -110,6 +116,10 @@ def _run_on(
     context = PolicyContext(name, info, device.profile, cache_dir, models.graphs, unsupported,
                             device.handoff_ns)
     policy = build_policy(name, cfg.baselines, context)
+    if wrap is not None:
+        policy = wrap(name, policy)
+    if isinstance(device, DecisionPricing):
+        device.price_decisions(name, policy.name)
     plans = plan_all(policy, models, info, unsupported)
     device.load(models.graphs, plans)
     profile = profile_all(device, plans)

@@ -223,6 +223,15 @@ class PolicyRun:
 
 
 @runtime_checkable
+class DecisionPricing(Protocol):
+    """A device that prices a decision's counted work per policy (a twin: each policy's unit
+    of work has its own measured price, docs/decision-cost.md); told, before a run, which
+    baseline and which policy (its ``name``: ``tflite``, ``band``, ``adms``) will decide."""
+
+    def price_decisions(self, baseline: str, policy: str) -> None: ...
+
+
+@runtime_checkable
 class PolicyRunner(Protocol):
     """A device that runs a prepared policy itself instead of executing the subgraphs the
     runtime dispatches (a phone: the runtime over adb would pay a round trip per subgraph).

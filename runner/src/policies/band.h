@@ -83,6 +83,8 @@ class Round {
   std::map<int, std::vector<int64_t>> costs_;  // model -> cost by position (this round)
   std::map<std::tuple<int, int64_t, std::vector<int64_t>>, std::optional<Chain>> chains_;
   const std::vector<int64_t>& costs(int model);
+  // adds n to out.performed (docs/decision-cost.md: the work this library actually did)
+  void performed(int64_t n) { out.performed = (out.performed < 0 ? 0 : out.performed) + n; }
 };
 
 class Scheduler {

@@ -39,6 +39,7 @@ const std::vector<int64_t>& Round::costs(int model) {
   if (it != costs_.end()) return it->second;
   std::vector<int64_t>& v = costs_[model];
   std::size_t count = view_->setup->plans[static_cast<std::size_t>(model)].subgraphs.size();
+  performed(static_cast<int64_t>(count));  // (every estimate copied)
   for (std::size_t k = 0; k < count; ++k) v.push_back(est_->expected(model, static_cast<int>(k)));
   return v;
 }
@@ -48,7 +49,9 @@ std::optional<Chain> Round::shortest(const JobView& job, const std::vector<int64
   out.work += 1 + finder_->steps(model, job.next_unit);
   auto key = std::make_tuple(model, job.next_unit, wait);
   auto it = chains_.find(key);
+  performed(1);  // (the job looked at)
   if (it != chains_.end()) return it->second;
+  performed(finder_->steps(model, job.next_unit));  // (a search the cache did not serve)
   auto chain = finder_->shortest(model, job.next_unit, wait, costs(model));
   chains_.emplace(std::move(key), chain);
   return chain;

@@ -139,6 +139,11 @@ struct Decision {
   std::vector<Assignment> assign;
   std::vector<int64_t> drop;
   int64_t work = 0;
+  // what this library actually did, where it does less or more than the counted work says
+  // (Band: its round's chain cache serves repeated searches, and it copies a model's
+  // estimates once per round); -1: as counted. Read only by decision_bench
+  // (docs/decision-cost.md), never compared: the Python counts no such thing.
+  int64_t performed = -1;
   bool operator==(const Decision& o) const {
     return assign == o.assign && drop == o.drop && work == o.work;
   }

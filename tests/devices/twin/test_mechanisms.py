@@ -148,6 +148,38 @@ def test_a_decision_costs_its_counted_work_and_delays_what_it_starts() -> None:
     assert (done[0].start_ns, done[0].end_ns) == (10_000, 61_000)
 
 
+def test_each_policy_pays_its_own_price_per_unit_of_work() -> None:
+    graph = chain_graph([CONV])
+    plan = make_plan(graph, [(0, "cpu")])
+    prices = {"band": 2.5, "band_heft": 5.0, "adms": 8.0}
+    conf = device_with("scheduler_cost", scheduler_fixed_us=0.0, scheduler_ns_per_op=10.0,
+                       scheduler_ns_per_work=prices)
+    device = make_device(graph, plan, conf)
+    assert device.decision_ns(1_000) == 10_000  # (before a run is priced: the default)
+    charged = {}
+    for baseline, policy in (("band", "band"), ("band_heft", "band"), ("band_sel", "band"),
+                             ("adms_ef", "adms"), ("tflite", "tflite")):
+        device.price_decisions(baseline, policy)
+        charged[baseline] = device.decision_ns(1_000)
+    # the baseline's own price first, then its policy's, then scheduler_ns_per_op
+    assert charged == {"band": 2_500, "band_heft": 5_000, "band_sel": 2_500,
+                       "adms_ef": 8_000, "tflite": 10_000}
+    off = make_device(graph, plan, device_with(None, scheduler_ns_per_op=10.0,
+                                               scheduler_ns_per_work=prices))
+    off.price_decisions("band", "band")
+    assert off.decision_ns(1_000) == 0  # the mechanism switched off charges nothing
+
+
+@pytest.mark.parametrize("bad", [-1.0, "fast", True])
+def test_a_bad_price_is_one_error_naming_it(bad: Any) -> None:
+    from devices.twin.spec import parse
+    from harness.seams.errors import UserError
+
+    conf = device_with("scheduler_cost", scheduler_ns_per_work={"band": bad})
+    with pytest.raises(UserError, match=r"scheduler_ns_per_work\.band must be a number"):
+        parse(conf)
+
+
 # -- memory ------------------------------------------------------------------------------------
 
 KB = 1024

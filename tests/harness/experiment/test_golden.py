@@ -4,7 +4,7 @@ The twins draw latency noise (``noise_sigma: 0.05``) and traffic from generators
 ``seed.base``, so a seed fixes every row. The run's ``requests`` table is reduced to a digest —
 the sha256 of its canonical CSV (rows sorted by baseline and request id, columns in schema
 order) plus human-readable figures (rows and ``ok`` requests per baseline and model, FPS per
-baseline) — and compared with the committed ``golden/k50pro_frs_seed0.json`` beside this
+baseline) and which reading of the paper's rule ``adms`` is — and compared with the committed ``golden/k50pro_frs_seed0.json`` beside this
 file. The figures are compared first, so a change shows as a readable diff before the hash.
 
 A deliberate change of behaviour (a scheduler, the twin, the traffic) changes the golden run.
@@ -30,6 +30,7 @@ import pandas as pd
 import pytest
 
 from harness.reporting.metrics import scenario_metrics
+from harness.reporting.readings import reading_of
 from harness.reporting.store import RunData
 from harness.seams.rows import REQUEST_COLUMNS
 from tests.fixtures.runs import SHORT, compose_run, run_baselines
@@ -59,10 +60,17 @@ def figures(data: RunData) -> dict[str, Any]:
     }
 
 
+def adms_reading() -> str:
+    """Which reading of the paper's rule the golden run's ``adms`` row is."""
+    conf = vars(compose_run(*OVERRIDES).baselines["adms"])
+    return reading_of({k: str(v) for k, v in conf.items()})
+
+
 def digest(data: RunData) -> dict[str, Any]:
     body = canonical_csv(data.requests).encode()
     return {"digest_version": DIGEST_VERSION, "overrides": list(OVERRIDES), "seed": 0,
-            "figures": figures(data), "requests_csv_sha256": hashlib.sha256(body).hexdigest()}
+            "adms_reading": adms_reading(), "figures": figures(data),
+            "requests_csv_sha256": hashlib.sha256(body).hexdigest()}
 
 
 def write_golden(found: dict[str, Any]) -> None:
@@ -99,6 +107,7 @@ def test_golden_run(run_seed: Callable[[int, str], RunData]) -> None:
         pytest.skip(f"golden file rewritten: {GOLDEN}")
     expected = json.loads(GOLDEN.read_text())
     assert found["digest_version"] == expected["digest_version"]
+    assert found["adms_reading"] == expected["adms_reading"]
     assert found["figures"] == expected["figures"]
     assert found["requests_csv_sha256"] == expected["requests_csv_sha256"]
 

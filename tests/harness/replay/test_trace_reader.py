@@ -124,5 +124,5 @@ def test_replay_of_a_mutated_trace_never_crashes(tmp_path: Path, family: str, se
     text = lines[k]
     lines[k] = text[:at % (len(text) + 1)] + junk + text[at % (len(text) + 1) + (not cut):]
     path.write_text("\n".join(lines[:k + 1]) + ("" if cut else "\n" + "\n".join(lines[k + 1:])))
-    with contextlib.suppress(REFUSALS):
+    with contextlib.suppress(*REFUSALS):
         replay(path)

@@ -153,14 +153,14 @@ def replay(path: Path) -> tuple[int, Mismatch | None]:
     for call in calls:
         try:
             got = _replay_call(call, policy, processors, plans)
+            if got is None:
+                continue
+            decisions += 1
+            if got != call["decision"]:
+                return decisions, Mismatch(call["i"], call["now_ns"], call["decision"], got)
         except MALFORMED as e:
             raise trace.TraceError(f"line {calls.number}: the call does not fit the format: "
                                    f"{type(e).__name__}: {e}") from None
-        if got is None:
-            continue
-        decisions += 1
-        if got != call["decision"]:
-            return decisions, Mismatch(call["i"], call["now_ns"], call["decision"], got)
     if calls.cut is not None:
         raise TraceCut(decisions, calls.cut)
     return decisions, None

@@ -68,6 +68,12 @@ def test_random_runs_are_equal(binary: Path, tmp_path: Path, family: str, seed: 
     assert_equal(binary, case, tmp_path / f"{family}_{seed}_{arrival.name}")
 
 
+def test_streams_dropped_together_release_in_drop_order(binary: Path, tmp_path: Path) -> None:
+    """Found by the property test: ADMS shed two streams' requests in one decision; Python
+    re-issues them (after the wait) in the order of the drops, and so must the runner."""
+    assert assert_equal(binary, Case("adms", 13, Arrival.stream, 8, 2, 300.0), tmp_path)[1] > 1
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_named_baseline_is_equal(binary: Path, tmp_path: Path, variant: str) -> None:
     jobs = 0

@@ -115,6 +115,8 @@ def test_loads_never_crashes(text: str) -> None:
        junk=st.text(alphabet='{}[]":,\\u0123456789aeflnrstz-.', max_size=4))
 # found by fuzzing: a time times 1000 overflowed Band's numpy estimator (OverflowError)
 @example(family="band", seed=11, line=2, at=147, cut=False, junk="000")
+# found by fuzzing: a schedule call without its "decision" (KeyError)
+@example(family="adms", seed=6, line=36, at=708, cut=False, junk="")
 def test_replay_of_a_mutated_trace_never_crashes(tmp_path: Path, family: str, seed: int,
                                                  line: int, at: int, cut: bool,
                                                  junk: str) -> None:

@@ -5,8 +5,11 @@ taking its table latency) and the Python runtime (:class:`~harness.runtime.core.
 :class:`~harness.seams.clocks.SimClock`) over a :class:`TableEngine` that runs subgraphs as
 the simulated processors do. Both get the same policy (the header the Python policy writes),
 plans, SLOs and arrivals; their subgraph rows (which job, which subgraph, which processor,
-start, end, in completion order) and request rows (which job, arrival, end or dropped, in
-end order) must be equal.
+start, end, in completion order), request rows (which job, arrival, end or dropped, in end
+order) and decision traces (every view the policy read: the queue's prefix and heads, each
+processor's idle, available_ns and queued; every decision and completion) must be equal.
+The traces are compared without the request id, frame id and stream, which the two number
+differently (``runner/src/traffic.h``) and no policy tells apart.
 
 A :class:`Case` is random from a seed (:mod:`tests.fixtures.generated_traces`' plans and
 configs): vanilla TFLite (concurrent or one job at a time), Band with any scheduler, ADMS with
@@ -18,6 +21,7 @@ values (ties) or spread; SLOs that make Band and ADMS's shedding drop.
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -67,6 +71,15 @@ ARRIVALS = (Arrival.frames, Arrival.stream, Arrival.periodic, Arrival.poisson)
 JobRow = tuple[int, str, int, str, int, int]
 #: (job, model, arrival_ns, end_ns or -1 when dropped), in end order
 RequestRow = tuple[int, str, int, int]
+#: a decision trace call (harness/replay/trace.py) as compared (:func:`comparable`)
+Call = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Rows:
+    jobs: list[JobRow]
+    requests: list[RequestRow]
+    calls: list[Call]
 
 
 @dataclass(frozen=True)
@@ -247,7 +260,25 @@ def traffic_of(case: Case, setup: Setup) -> Traffic:
     return Traffic(scenario, setup.slo_ns, np.random.default_rng(case.seed))
 
 
-def run_python(case: Case, setup: Setup) -> tuple[list[JobRow], list[RequestRow]]:
+def comparable(line: str) -> Call:
+    """A trace call without the ids the two runtimes number differently: a job row keeps
+    job, next unit, enqueue, executed, model, arrival, SLO; a request row model, arrival, SLO."""
+    obj = json.loads(line)
+
+    def job(row: list[Any]) -> list[Any]:
+        return [*row[:4], row[5], row[7], row[8]]
+
+    if obj["call"] == "observe":
+        r = obj["request"]
+        obj["request"] = [r[1], r[3], r[4]]
+    else:
+        obj["queue"] = [job(row) for row in obj["queue"]]
+        if "heads" in obj:
+            obj["heads"] = [job(row) for row in obj["heads"]]
+    return (json.dumps(obj, sort_keys=True),)
+
+
+def run_python(case: Case, setup: Setup) -> Rows:
     jobs: list[JobRow] = []
     requests: list[RequestRow] = []
 
@@ -261,11 +292,13 @@ def run_python(case: Case, setup: Setup) -> tuple[list[JobRow], list[RequestRow]
                          rec.end_ns if status == "ok" else -1))
 
     engine = TableEngine(setup.latency)
-    runtime = Runtime(setup.policy, setup.plans, setup.processors, on_request, on_subgraph)
+    trace = io.StringIO()
+    recorder = Recorder(setup.policy, trace, setup.name, setup.processors)
+    runtime = Runtime(recorder, setup.plans, setup.processors, on_request, on_subgraph)
     sensors = SensorCache(engine.read_sensors, FOREVER_NS)
     Driver(engine.start_clock(), engine, runtime, traffic_of(case, setup), sensors,
            FOREVER_NS).run(FOREVER_NS)
-    return jobs, requests
+    return Rows(jobs, requests, [comparable(line) for line in trace.getvalue().splitlines()])
 
 
 # -- the runner -----------------------------------------------------------------------------
@@ -303,8 +336,7 @@ def traffic_args(case: Case, folder: Path, setup: Setup) -> list[str]:
     return ["--arrivals", str(folder / "arrivals.txt")]
 
 
-def run_runner(binary: Path, case: Case, setup: Setup, folder: Path
-               ) -> tuple[list[JobRow], list[RequestRow]]:
+def run_runner(binary: Path, case: Case, setup: Setup, folder: Path) -> Rows:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "plan.txt").write_text(plan_text(setup))
     (folder / "header.json").write_text(setup.header)
@@ -319,11 +351,21 @@ def run_runner(binary: Path, case: Case, setup: Setup, folder: Path
     jobs = [(int(w[0]), w[1], int(w[2]), w[3], int(w[4]), int(w[5]))
             for w in rows(folder / "jobs.tsv")]
     requests = [(int(w[0]), w[1], int(w[2]), int(w[3])) for w in rows(folder / "requests.tsv")]
-    return jobs, requests
+    calls = (folder / "decisions.jsonl").read_text().splitlines()[1:]
+    return Rows(jobs, requests, [comparable(line) for line in calls])
 
 
 def rows(path: Path) -> list[list[str]]:
     return [line.split("\t") for line in path.read_text().splitlines()[1:]]
+
+
+def difference(python: Rows, cpp: Rows) -> str:
+    """Where the runs first differ: subgraph rows, request rows, then trace calls; or ''."""
+    for what in ("jobs", "requests", "calls"):
+        found = first_difference(getattr(python, what), getattr(cpp, what))
+        if found:
+            return f"{what}: {found}"
+    return ""
 
 
 def first_difference(python: Sequence[tuple[object, ...]], cpp: Sequence[tuple[object, ...]]

@@ -32,7 +32,7 @@ from tests.runner.differential import (
     ARRIVALS,
     FAMILIES,
     Case,
-    first_difference,
+    difference,
     make_setup,
     run_python,
     run_runner,
@@ -98,9 +98,8 @@ def run_simulated(binary: Path, root: Path) -> None:
     for k, (family, arrival) in enumerate((f, a) for f in FAMILIES for a in ARRIVALS):
         case = Case(family, k, arrival, 6, 1 + k % 3, 300.0 if arrival is Arrival.frames
                     else 1000.0)
-        python = run_python(case, make_setup(case))
         cpp = run_runner(binary, case, make_setup(case), root / str(k))
-        assert not (first_difference(python[0], cpp[0]) or first_difference(python[1], cpp[1]))
+        assert not difference(run_python(case, make_setup(case)), cpp)
 
 
 def clean(result: subprocess.CompletedProcess[str]) -> None:

@@ -1,8 +1,8 @@
 """The runner's whole runtime equals Python's row for row (:mod:`tests.runner.differential`):
 the runner under ``--simulate`` (executor, traffic, library policy on a virtual clock) and
 the Python runtime on the same latency table, policy, plans, SLOs and arrivals give the same
-subgraph rows (job, subgraph, processor, start, end, in order) and request rows (job,
-arrival, end or dropped). Property-based over random tables, plans, configs and traffic
+subgraph rows (job, subgraph, processor, start, end, in order), request rows (job,
+arrival, end or dropped) and decision traces (every view and decision). Property-based over random tables, plans, configs and traffic
 (closed loops of frames, several in flight, and streams, with drops and the wait after
 them; periodic and Poisson arrivals), and every named baseline of ``conf/baseline`` once per
 kind of traffic. Skipped when cmake or g++ is missing.
@@ -24,7 +24,7 @@ from tests.runner.differential import (
     ARRIVALS,
     FAMILIES,
     Case,
-    first_difference,
+    difference,
     make_setup,
     run_python,
     run_runner,
@@ -48,13 +48,13 @@ def binary() -> Path:
 
 
 def assert_equal(binary: Path, case: Case, folder: Path) -> tuple[int, int]:
-    """Both runs of ``case`` give the same rows; (subgraph rows, dropped requests)."""
-    python_jobs, python_requests = run_python(case, make_setup(case))
-    cpp_jobs, cpp_requests = run_runner(binary, case, make_setup(case), folder)
-    difference = (first_difference(python_jobs, cpp_jobs)
-                  or first_difference(python_requests, cpp_requests))
-    assert not difference, f"{case} ({folder}): {difference}"
-    return len(python_jobs), sum(1 for r in python_requests if r[3] < 0)
+    """Both runs of ``case`` give the same rows and decision traces; (subgraph rows, dropped
+    requests)."""
+    python = run_python(case, make_setup(case))
+    cpp = run_runner(binary, case, make_setup(case), folder)
+    found = difference(python, cpp)
+    assert not found, f"{case} ({folder}): {found}"
+    return len(python.jobs), sum(1 for r in python.requests if r[3] < 0)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True,

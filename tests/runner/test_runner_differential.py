@@ -1,11 +1,11 @@
 """The runner's whole runtime equals Python's row for row (:mod:`tests.runner.differential`):
 the runner under ``--simulate`` (executor, traffic, library policy on a virtual clock) and
 the Python runtime on the same latency table, policy, plans, SLOs and arrivals give the same
-subgraph rows (job, subgraph, processor, start, end, in order), request rows (job,
-arrival, end or dropped) and decision traces (every view and decision). Property-based over random tables, plans, configs and traffic
-(closed loops of frames, several in flight, and streams, with drops and the wait after
-them; periodic and Poisson arrivals), and every named baseline of ``conf/baseline`` once per
-kind of traffic. Skipped when cmake or g++ is missing.
+subgraph rows (job, subgraph, processor, start, end, in order), request rows (job, arrival,
+end or dropped) and decision traces (every view and decision). Property-based over random
+tables, plans, configs and traffic (closed loops of frames, several in flight, and streams,
+with drops and the wait after them; periodic and Poisson arrivals), and every named baseline
+of ``conf/baseline`` once per kind of traffic. Skipped when cmake or g++ is missing.
 """
 
 from __future__ import annotations

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.replay.replay import Mismatch, TraceIncomplete, replay
+from harness.replay.replay import Mismatch, TraceCut, TraceIncomplete, replay
 from harness.seams.errors import UserError
 
 
 def check_phone_trace(path: Path) -> Mismatch | str | None:
     """The first decision of the trace at ``path`` that the Python policy makes differently
-    (a :class:`Mismatch`), why the trace cannot be replayed (a one-line reason: unreadable,
-    cut, or a decision read a job the trace does not hold), or None when it replays clean."""
+    (a :class:`Mismatch`), why the trace cannot be replayed whole (a one-line reason:
+    unreadable, a decision read a job the trace does not hold, or cut by a killed run, with
+    the decisions before the cut replayed clean), or None when it replays clean."""
     try:
         _, mismatch = replay(path)
-    except (UserError, TraceIncomplete, OSError, ValueError, KeyError) as e:
+    except (UserError, TraceIncomplete, TraceCut, OSError, ValueError, KeyError) as e:
         return f"{path}: {type(e).__name__}: {e}"
     return mismatch

@@ -7,6 +7,10 @@ names no concrete policy), its ``Conf`` filled from the recorded config, and its
 the recorded policy read (reading further is :class:`TraceIncomplete`); each ``observe`` the
 recorded completion. The first decision that differs from the recorded one is a
 :class:`Mismatch`; none means the trace held everything the decisions depend on.
+
+A trace that cannot be read is one :class:`~harness.replay.trace.TraceError` naming the line
+(a line that is not JSON, or a call that does not fit the format); a trace whose last line
+was cut by a killed run is replayed up to the cut, then :class:`TraceCut` says so.
 """
 
 from __future__ import annotations
@@ -28,6 +32,19 @@ from harness.seams.view import JobView, ProcessorView, SchedulerView
 
 class TraceIncomplete(Exception):
     """The policy read a job the trace does not hold."""
+
+
+class TraceCut(Exception):
+    """Every whole line replayed clean; the last one was cut (a killed run's trace)."""
+
+    def __init__(self, decisions: int, cut: str) -> None:
+        super().__init__(f"{decisions} decisions replay clean before a cut last line ({cut})")
+        self.decisions = decisions
+
+
+#: what a call that does not fit the trace format raises while it is read and replayed
+MALFORMED = (KeyError, TypeError, IndexError, ValueError, AttributeError, StopIteration,
+             ArithmeticError)
 
 
 class TraceQueue(Sequence[JobView]):
@@ -117,24 +134,45 @@ def view_of(call: Mapping[str, Any], processors: Sequence[Processor],
 
 
 def replay(path: Path) -> tuple[int, Mismatch | None]:
-    """(decisions replayed, the first mismatch or None)."""
+    """(decisions replayed, the first mismatch or None); :class:`TraceCut` when every
+    whole line replayed clean and the last one was cut."""
     calls = trace.lines(path)
     header = next(calls, None)
     if header is None or header.get("trace") != "decisions":
         raise UserError(f"{path} is not a decision trace (no header line)")
-    policy = rebuild(header)
-    plans = plans_of(header)
-    processors = trace.processors_of(header)
+    try:
+        policy = rebuild(header)
+        plans = plans_of(header)
+        processors = trace.processors_of(header)
+    except UserError:
+        raise
+    except Exception as e:  # (omegaconf's errors too: the header's config is any JSON)
+        raise trace.TraceError(f"line 1: the header does not fit the format: "
+                               f"{type(e).__name__}: {e}") from None
     decisions = 0
     for call in calls:
-        if call["call"] == "observe":
-            policy.observe(trace.completion_of(call, plans))
-            continue
         try:
-            got = trace.decision_obj(policy.schedule(view_of(call, processors, plans)))
-        except TraceIncomplete as e:
-            raise TraceIncomplete(f"call {call['i']}: {e}") from e
-        decisions += 1
-        if got != call["decision"]:
-            return decisions, Mismatch(call["i"], call["now_ns"], call["decision"], got)
+            got = _replay_call(call, policy, processors, plans)
+            if got is None:
+                continue
+            decisions += 1
+            if got != call["decision"]:
+                return decisions, Mismatch(call["i"], call["now_ns"], call["decision"], got)
+        except MALFORMED as e:
+            raise trace.TraceError(f"line {calls.number}: the call does not fit the format: "
+                                   f"{type(e).__name__}: {e}") from None
+    if calls.cut is not None:
+        raise TraceCut(decisions, calls.cut)
     return decisions, None
+
+
+def _replay_call(call: Mapping[str, Any], policy: Policy, processors: Sequence[Processor],
+                 plans: Mapping[str, ModelPlan]) -> dict[str, Any] | None:
+    """The decision a schedule call makes now (None for an observe call)."""
+    if call["call"] == "observe":
+        policy.observe(trace.completion_of(call, plans))
+        return None
+    try:
+        return trace.decision_obj(policy.schedule(view_of(call, processors, plans)))
+    except TraceIncomplete as e:
+        raise TraceIncomplete(f"call {call['i']}: {e}") from e

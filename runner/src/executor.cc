@@ -3,28 +3,36 @@
 #include "executor.h"
 
 #include <algorithm>
-#include <chrono>
 
-#include "clock.h"
 #include "errors.h"
 
 namespace runner {
 
 Executor::Executor(const Plan& plan, const std::string& slices_dir, LiteRtRuntime& runtime,
                    int warmup)
+    : Executor(plan, MakeRunner(), real_) {
+  start_runners([&](std::size_t p, JobRunner::OnDone done) {
+    return std::make_unique<Worker>(plan, p, slices_dir, runtime, warmup, std::move(done));
+  });
+}
+
+Executor::Executor(const Plan& plan, const MakeRunner& make, Timeline& timeline)
     : plan_(plan),
+      timeline_(&timeline),
       inputs_(plan.models.size()),
       last_outputs_(plan.models.size()),
       busy_(plan.processors.size(), 0) {
-  for (std::size_t p = 0; p < plan.processors.size(); ++p) {
-    workers_.push_back(std::make_unique<Worker>(plan, p, slices_dir, runtime, warmup,
-                                                [this](Completion c) { complete(std::move(c)); }));
-  }
-  for (std::size_t p = 0; p < plan.processors.size(); ++p) {
+  if (make) start_runners(make);
+}
+
+void Executor::start_runners(const MakeRunner& make) {
+  for (std::size_t p = 0; p < plan_.processors.size(); ++p)
+    workers_.push_back(make(p, [this](Completion c) { complete(std::move(c)); }));
+  for (std::size_t p = 0; p < plan_.processors.size(); ++p) {
     check_loaded(p, workers_[p]->wait_loaded());
   }
-  for (std::size_t m = 0; m < plan.models.size(); ++m) {
-    for (int t : plan.models[m].inputs) {
+  for (std::size_t m = 0; m < plan_.models.size(); ++m) {
+    for (int t : plan_.models[m].inputs) {
       inputs_[m][t] = std::make_shared<const Bytes>(tensor_bytes(m, t), 0);
     }
   }
@@ -79,16 +87,14 @@ void Executor::run(Traffic& traffic, Policy& policy, RunLog& log) {
   constexpr int64_t kFlushNs = 1000000000;  // logs written out at least every second
   std::unique_lock<std::mutex> lock(mutex_);
   run_ = Run{&traffic, &policy, &log};
-  traffic.start(realtime_ns());
-  int64_t flush_at = realtime_ns() + kFlushNs;
-  step(realtime_ns());
+  traffic.start(timeline_->now_ns());
+  int64_t flush_at = timeline_->now_ns() + kFlushNs;
+  step(timeline_->now_ns());
   while (!over()) {
     int64_t deadline = std::min(traffic.next_ns(), flush_at);
     waiting_until_ = deadline;
-    wake_.wait_until(lock, std::chrono::system_clock::time_point(
-                               std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                   std::chrono::nanoseconds(deadline))));
-    int64_t now = realtime_ns();
+    timeline_->wait_until(lock, wake_, deadline, traffic.next_ns());
+    int64_t now = timeline_->now_ns();
     if (now >= flush_at) {
       log.flush();
       policy.flush();
@@ -135,7 +141,7 @@ void Executor::complete(Completion c) {
   }
   if (!error_.empty()) return;  // the run is failing: start nothing more
   try {
-    int64_t now = realtime_ns();
+    int64_t now = timeline_->now_ns();
     finish(c, now);
     step(now);
   } catch (const std::exception& e) {

@@ -11,11 +11,14 @@
 // request holds its tensors by source index and runs whichever subgraph the policy starts at
 // its next unit, one at a time; it is finished when a subgraph ending at its model's last
 // unit completes. A worker runs one job at a time (a concurrent policy's jobs in turn).
+// Time comes from a Timeline: CLOCK_REALTIME over real workers, or a virtual clock over
+// simulated processors (simulation.h) that run the same executor deterministically.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +29,7 @@
 #include "joblog.h"
 #include "plan.h"
 #include "policy.h"
+#include "timeline.h"
 #include "traffic.h"
 #include "worker.h"
 
@@ -36,6 +40,11 @@ class LiteRtRuntime;
 class Executor {
  public:
   Executor(const Plan& plan, const std::string& slices_dir, LiteRtRuntime& runtime, int warmup);
+  // processor p's jobs run on make(p, on_done); time comes from `timeline` (both outlive
+  // the executor's use of them)
+  using MakeRunner =
+      std::function<std::unique_ptr<JobRunner>(std::size_t, JobRunner::OnDone)>;
+  Executor(const Plan& plan, const MakeRunner& make, Timeline& timeline);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -68,6 +77,7 @@ class Executor {
     RunLog* log = nullptr;
   };
 
+  void start_runners(const MakeRunner& make);
   void check_loaded(std::size_t processor, const LoadReport& report);
   void complete(Completion c);  // on a worker thread
   void finish(const Completion& c, int64_t now_ns);
@@ -79,6 +89,8 @@ class Executor {
   bool over() const { return !error_.empty() || (run_.traffic->finished() && requests_.empty()); }
 
   const Plan& plan_;
+  RealTimeline real_;
+  Timeline* timeline_;
   std::map<std::pair<std::size_t, int>, std::size_t> sizes_;  // (model, tensor) -> bytes
   std::vector<std::map<int, Tensor>> inputs_, last_outputs_;  // per model
   std::mutex mutex_;                                          // guards everything below
@@ -90,7 +102,7 @@ class Executor {
   std::string error_;
   int64_t waiting_until_ = 0;  // run() sleeps until then, unless woken
   std::vector<Completion>* probe_ = nullptr;      // profile(): where completions go
-  std::vector<std::unique_ptr<Worker>> workers_;  // last: stopped first
+  std::vector<std::unique_ptr<JobRunner>> workers_;  // last: stopped first
 };
 
 }  // namespace runner

@@ -1,7 +1,8 @@
 // The runner's command line: reads the plan, loads the slices on pinned workers, runs the
 // traffic with the built-in policy or the decision library's policy a trace header names
 // (--policy), writes the logs, the decision trace (--decisions) and the last outputs; or,
-// with --profile, invokes each subgraph alone and writes their times (no traffic).
+// with --profile, invokes each subgraph alone and writes their times (no traffic); or, with
+// --simulate, runs the traffic on a virtual clock with table latencies (simulation.h).
 // Any failure ends with one `error: ...` line on stderr and exit status 1; usage errors 2.
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "litert_runtime.h"
 #include "profile.h"
 #include "sensors.h"
+#include "simulation.h"
 
 namespace runner {
 namespace {
@@ -33,6 +35,9 @@ const char* kUsage =
     "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n"
     "              [--policy HEADER.json [--decisions FILE]]\n"
     "              [--sensors FILE [--sensor-interval-ms N] [--sensor-log FILE]]\n"
+    "       runner --plan FILE --simulate LATENCIES --log FILE\n"
+    "              (--frames N [--in-flight K] | --streams N | --arrivals FILE)\n"
+    "              [--drop-wait-ns P] [--requests FILE] [--policy HEADER.json [--decisions FILE]]\n"
     "       runner --plan FILE --slices DIR --profile N --profile-out FILE\n"
     "              [--warmup N] [--inputs DIR]\n"
     "              [--litert-runtime-dir DIR] [--litert-dispatch-dir DIR]\n";
@@ -68,13 +73,16 @@ Args parse_args(int argc, char** argv) {
                                   "profile-out",
                                   "sensors",
                                   "sensor-interval-ms",
-                                  "sensor-log"};
+                                  "sensor-log",
+                                  "simulate"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
       throw UsageError("unknown option --" + key + "\n" + kUsage);
     }
   }
   bool profiling = args.count("profile") || args.count("profile-out");
-  for (const char* required : {"plan", "slices", profiling ? "profile-out" : "log"}) {
+  bool simulating = args.count("simulate") > 0;
+  for (const char* required :
+       {"plan", simulating ? "simulate" : "slices", profiling ? "profile-out" : "log"}) {
     if (!args.count(required))
       throw UsageError(std::string("missing --") + required + "\n" + kUsage);
   }
@@ -84,6 +92,14 @@ Args parse_args(int argc, char** argv) {
                               "policy", "log", "sensors"}) {
       if (args.count(other))
         throw UsageError(std::string("--profile excludes --") + other + "\n" + kUsage);
+    }
+  }
+  if (simulating) {
+    for (const char* other : {"slices", "profile", "profile-out", "inputs", "outputs", "warmup",
+                              "litert-runtime-dir", "litert-dispatch-dir", "sensors",
+                              "sensor-interval-ms", "sensor-log"}) {
+      if (args.count(other))
+        throw UsageError(std::string("--simulate excludes --") + other + "\n" + kUsage);
     }
   }
   return args;
@@ -200,12 +216,30 @@ int profile(const Args& args, const Plan& plan) {
   return 0;
 }
 
+// the traffic on a virtual clock, each subgraph taking its table latency (simulation.h)
+int simulate(const Args& args, const Plan& plan, Traffic& traffic, Policy& policy) {
+  Simulation simulation(plan, read_latencies(plan, args.at("simulate")));
+  Executor executor(
+      plan,
+      [&](std::size_t p, JobRunner::OnDone done) {
+        return simulation.processor(p, std::move(done));
+      },
+      simulation);
+  RunLog log(args.at("log"), args.count("requests") ? args.at("requests") : "");
+  executor.run(traffic, policy, log);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   Args args = parse_args(argc, argv);
   ClosedLoop loop = closed_loop(args);
   Plan plan = read_plan(args.at("plan"));
   if (args.count("profile")) return profile(args, plan);
   auto traffic = make_traffic(args, plan, loop);
+  if (args.count("simulate")) {
+    auto policy = make_policy(args, plan, nullptr);
+    return simulate(args, plan, *traffic, *policy);
+  }
   auto sensors = make_sensors(args, plan);
   auto policy = make_policy(args, plan, sensors.get());
   LiteRtRuntime runtime(folders_of(args));

@@ -61,18 +61,34 @@ class FramesTraffic : public Traffic {
   int64_t frame_ = 0;             // the next frame's id
 };
 
-// Each model's next request is a release time (kNever: none waiting).
+// Each model's next request is a release time (kNever: none waiting). Requests due at one
+// instant are released in the order they were scheduled (Python's heap orders them by the
+// time, then by when they were issued: streams whose requests were dropped together release
+// in the order of the drops).
 class StreamsTraffic : public Traffic {
  public:
   StreamsTraffic(std::size_t models, int requests, const ClosedLoop& loop)
-      : requests_(requests), left_(models, requests), at_(models, kNever), loop_(loop) {}
+      : requests_(requests),
+        left_(models, requests),
+        at_(models, kNever),
+        order_(models, 0),
+        loop_(loop) {}
   void start(int64_t now_ns) override {
-    for (std::size_t m = 0; m < left_.size(); ++m) at_[m] = left_[m] > 0 ? now_ns : kNever;
+    for (std::size_t m = 0; m < left_.size(); ++m) {
+      at_[m] = left_[m] > 0 ? now_ns : kNever;
+      order_[m] = scheduled_++;
+    }
   }
   std::vector<Release> due(int64_t now_ns) override {
-    std::vector<Release> out;
+    std::vector<std::size_t> due;
     for (std::size_t m = 0; m < left_.size(); ++m) {
-      if (at_[m] > now_ns) continue;
+      if (at_[m] <= now_ns) due.push_back(m);
+    }
+    std::sort(due.begin(), due.end(), [this](std::size_t a, std::size_t b) {
+      return at_[a] != at_[b] ? at_[a] < at_[b] : order_[a] < order_[b];
+    });
+    std::vector<Release> out;
+    for (std::size_t m : due) {
       --left_[m];
       int64_t k = requests_ - left_[m] - 1;
       out.push_back({m, at_[m], k, static_cast<int64_t>(m)});
@@ -81,8 +97,10 @@ class StreamsTraffic : public Traffic {
     return out;
   }
   void completed(const Release& released, bool dropped, int64_t now_ns) override {
-    if (left_[released.model] > 0)
+    if (left_[released.model] > 0) {
       at_[released.model] = now_ns + (dropped ? loop_.drop_wait_ns : 0);
+      order_[released.model] = scheduled_++;
+    }
   }
   int64_t next_ns() const override {
     return at_.empty() ? kNever : *std::min_element(at_.begin(), at_.end());
@@ -96,6 +114,8 @@ class StreamsTraffic : public Traffic {
   int requests_;
   std::vector<int> left_;
   std::vector<int64_t> at_;
+  std::vector<int64_t> order_;  // when each model's next request was scheduled
+  int64_t scheduled_ = 0;
   ClosedLoop loop_;
 };
 

@@ -47,19 +47,30 @@ struct LoadReport {
 
 class LiteRtRuntime;
 
-class Worker {
+// What runs a processor's jobs, one at a time in the order sent: a Worker (a pinned thread
+// over a backend) or a simulated processor (simulation.h).
+class JobRunner {
  public:
   using OnDone = std::function<void(Completion)>;
+  virtual ~JobRunner() = default;
+  // what it loaded (blocks until it has)
+  virtual LoadReport wait_loaded() = 0;
+  // queues `job`; its completion goes to the OnDone it was made with
+  virtual void run(Job job) = 0;
+};
+
+class Worker : public JobRunner {
+ public:
   // starts the thread, which pins itself, loads its processor's slices from `slices_dir`, runs
   // each `warmup` times, then runs jobs, calling `on_done` (on this thread) after each
   Worker(const Plan& plan, std::size_t processor, const std::string& slices_dir,
          LiteRtRuntime& runtime, int warmup, OnDone on_done);
-  ~Worker();
+  ~Worker() override;
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  LoadReport wait_loaded() { return loaded_.get(); }
-  void run(Job job) { jobs_.put(std::move(job)); }
+  LoadReport wait_loaded() override { return loaded_.get(); }
+  void run(Job job) override { jobs_.put(std::move(job)); }
 
  private:
   void main(const std::string& slices_dir, LiteRtRuntime& runtime, int warmup);

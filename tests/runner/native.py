@@ -36,9 +36,11 @@ from harness.replay.replay import rebuild
 from harness.replay.trace import VERSION
 from tests.fixtures.paths import REPO
 
-SOURCE = REPO / "runner"
+#: the runner's sources and build folder; a mutant's copy when RUNNER_SOURCE/RUNNER_BUILD
+#: are set (``python -m tests.runner.mutants``)
+SOURCE = Path(os.environ.get("RUNNER_SOURCE") or REPO / "runner")
 #: the build folder `make runner` uses (ignored by git)
-BUILD = SOURCE / "build"
+BUILD = Path(os.environ.get("RUNNER_BUILD") or SOURCE / "build")
 
 
 def missing_tools() -> str | None:

@@ -4,7 +4,9 @@ for aarch64 under qemu-user (``runner/cross/aarch64.sh``; marked ``cross`` too, 
 must reproduce the whole model bit for bit as the x86 release build does in
 ``test_runner.py`` (aarch64: its own whole-model run; Python on x86 within rounding); the
 sanitizer builds also run the policy headers, candidate plans with SLOs, streams and sensors,
-closed loops waiting after Band's drops, and the profiling mode.
+closed loops waiting after Band's drops, the profiling mode, simulated runs of every policy
+family and traffic (equal to Python's rows, :mod:`tests.runner.differential`) and the trace
+reader over the kept fuzz inputs.
 """
 
 from __future__ import annotations
@@ -24,7 +26,17 @@ from adms.config import AdmsConf
 from adms.policy import AdmsPolicy
 from baselines.band.config import BandConf
 from baselines.band.policy import BandPolicy
+from harness.config.schema import Arrival
 from tests.runner import candidates, native
+from tests.runner.differential import (
+    ARRIVALS,
+    FAMILIES,
+    Case,
+    difference,
+    make_setup,
+    run_python,
+    run_runner,
+)
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(native.missing_tools() is not None,
@@ -75,6 +87,19 @@ def test_sanitizer_build(tmp_path_factory: pytest.TempPathFactory,
             result.stderr)
     run_alternatives(binary, tmp_path_factory.mktemp("alternatives"), tiny_models)
     run_drop_waits(binary, tmp_path_factory.mktemp("drop_waits"), tiny_models)
+    run_simulated(binary, tmp_path_factory.mktemp("simulated"))
+    corpus = sorted((native.SOURCE / "fuzz" / "corpus").iterdir())
+    clean(subprocess.run([str(binary.parent / "replay_corpus"), *map(str, corpus)],
+                         capture_output=True, text=True, timeout=1200))
+
+
+def run_simulated(binary: Path, root: Path) -> None:
+    """Every policy family under every traffic, simulated: the rows equal Python's."""
+    for k, (family, arrival) in enumerate((f, a) for f in FAMILIES for a in ARRIVALS):
+        case = Case(family, k, arrival, 6, 1 + k % 3, 300.0 if arrival is Arrival.frames
+                    else 1000.0)
+        cpp = run_runner(binary, case, make_setup(case), root / str(k))
+        assert not difference(run_python(case, make_setup(case)), cpp)
 
 
 def clean(result: subprocess.CompletedProcess[str]) -> None:

@@ -29,7 +29,7 @@ namespace {
 class Band : public Policy {
  public:
   explicit Band(const Setup& setup)
-      : setup_(setup), estimator_(setup.conf_double("ema_alpha")),
+      : estimator_(setup.conf_double("ema_alpha")),
         scheduler_(make_scheduler(setup)) {
     estimator_.seed(setup);
   }
@@ -47,7 +47,6 @@ class Band : public Policy {
   bool reinsert_front() const override { return true; }
 
  private:
-  const Setup& setup_;
   Estimator estimator_;
   std::unique_ptr<Scheduler> scheduler_;
 };

@@ -1,7 +1,13 @@
-// The trace's JSON reader (see json.h).
+// The trace's JSON reader (see json.h): RFC 8259's grammar, as strict as Python's json
+// module reading a trace (harness/replay/trace.py): nesting deeper than kMaxDepth, an escape
+// other than \" \\ \/ \b \f \n \r \t \uXXXX (four hex digits), a raw control character
+// in a string, a number outside the grammar (leading zeros, '+', a bare '.') or int64, NaN
+// and a key given twice in one object are each one error naming the offset. A lone UTF-16
+// surrogate (\ud800) is kept as its three-byte form, as Python keeps it in a str.
 #include "json.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -10,6 +16,7 @@ namespace {
 
 class Parser {
  public:
+  static constexpr int kMaxDepth = kMaxNesting;
   explicit Parser(const std::string& text) : t_(text) {}
 
   Value document() {
@@ -22,6 +29,12 @@ class Parser {
  private:
   const std::string& t_;
   std::size_t p_ = 0;
+  int depth_ = 0;
+
+  // one more level of nesting (an object or array opened at p_)
+  void deeper() {
+    if (++depth_ > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth));
+  }
 
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(p_));
@@ -73,27 +86,40 @@ class Parser {
   Value object() {
     Value v;
     v.type = Value::Type::object;
+    deeper();
     expect('{');
-    if (eat('}')) return v;
-    do {
-      space();
-      std::string key = string();
-      expect(':');
-      v.fields.emplace_back(std::move(key), value());
-    } while (eat(','));
-    expect('}');
+    if (!eat('}')) {
+      do {
+        space();
+        std::size_t at = p_;
+        std::string key = string();
+        for (const auto& field : v.fields) {
+          if (field.first == key) {
+            p_ = at;
+            fail("key " + quote(key) + " given twice");
+          }
+        }
+        expect(':');
+        v.fields.emplace_back(std::move(key), value());
+      } while (eat(','));
+      expect('}');
+    }
+    --depth_;
     return v;
   }
 
   Value array() {
     Value v;
     v.type = Value::Type::array;
+    deeper();
     expect('[');
-    if (eat(']')) return v;
-    do {
-      v.items.push_back(value());
-    } while (eat(','));
-    expect(']');
+    if (!eat(']')) {
+      do {
+        v.items.push_back(value());
+      } while (eat(','));
+      expect(']');
+    }
+    --depth_;
     return v;
   }
 
@@ -115,11 +141,49 @@ class Parser {
     }
   }
 
+  // the four hex digits of a \u escape (p_ after the 'u')
   unsigned hex4() {
-    if (p_ + 4 > t_.size()) fail("short \\u escape");
-    unsigned cp = static_cast<unsigned>(std::stoul(t_.substr(p_, 4), nullptr, 16));
-    p_ += 4;
+    unsigned cp = 0;
+    for (int k = 0; k < 4; ++k, ++p_) {
+      char c = p_ < t_.size() ? t_[p_] : '\0';
+      int digit = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
+      if (digit < 0) fail("bad \\u escape (four hex digits wanted)");
+      cp = cp * 16 + static_cast<unsigned>(digit);
+    }
     return cp;
+  }
+
+  // a \u escape's code point; a high surrogate and the low one escaped after it are one
+  unsigned code_point() {
+    unsigned cp = hex4();
+    if (cp < 0xD800 || cp >= 0xDC00) return cp;
+    if (t_.compare(p_, 2, "\\u") != 0) return cp;
+    std::size_t back = p_;
+    p_ += 2;
+    unsigned low = hex4();
+    if (low >= 0xDC00 && low < 0xE000) return 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    p_ = back;  // (a lone high surrogate; the next escape is read on its own)
+    return cp;
+  }
+
+  void escape(std::string& out) {
+    if (p_ >= t_.size()) fail("unterminated string");
+    char e = t_[p_++];
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'u': utf8(out, code_point()); break;
+      default: --p_; fail("bad escape");
+    }
   }
 
   std::string string() {
@@ -127,26 +191,13 @@ class Parser {
     ++p_;
     std::string out;
     while (p_ < t_.size() && t_[p_] != '"') {
-      char c = t_[p_++];
-      if (c != '\\') {
+      char c = t_[p_];
+      if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in a string");
+      ++p_;
+      if (c == '\\') {
+        escape(out);
+      } else {
         out += c;
-        continue;
-      }
-      if (p_ >= t_.size()) fail("bad escape");
-      char e = t_[p_++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': {
-          unsigned cp = hex4();
-          if (cp >= 0xD800 && cp < 0xDC00 && word("\\u")) cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4() - 0xDC00);
-          utf8(out, cp);
-          break;
-        }
-        default: out += e;
       }
     }
     if (p_ >= t_.size()) fail("unterminated string");
@@ -154,31 +205,52 @@ class Parser {
     return out;
   }
 
+  void digits() {
+    std::size_t from = p_;
+    while (p_ < t_.size() && t_[p_] >= '0' && t_[p_] <= '9') ++p_;
+    if (p_ == from) fail("bad number (a digit wanted)");
+  }
+
+  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, as RFC 8259 and Python's json read it
   Value number() {
     std::size_t start = p_;
-    bool real = false;
-    while (p_ < t_.size()) {
-      char c = t_[p_];
-      if (c == '.' || c == 'e' || c == 'E') {
-        real = true;
-      } else if (!(c == '-' || c == '+' || (c >= '0' && c <= '9'))) {
-        break;
-      }
+    if (p_ < t_.size() && t_[p_] == '-') ++p_;
+    if (p_ >= t_.size() || t_[p_] < '0' || t_[p_] > '9') fail("unexpected character");
+    if (t_[p_] == '0') {
       ++p_;
+    } else {
+      digits();
     }
-    if (p_ == start) fail("unexpected character");
+    bool real = false;
+    if (p_ < t_.size() && t_[p_] == '.') {
+      ++p_;
+      digits();
+      real = true;
+    }
+    if (p_ < t_.size() && (t_[p_] == 'e' || t_[p_] == 'E')) {
+      ++p_;
+      if (p_ < t_.size() && (t_[p_] == '+' || t_[p_] == '-')) ++p_;
+      digits();
+      real = true;
+    }
     std::string text = t_.substr(start, p_ - start);
     Value v;
-    char* end = nullptr;
     errno = 0;
     if (real) {
       v.type = Value::Type::real;
-      v.d = std::strtod(text.c_str(), &end);
+      v.d = std::strtod(text.c_str(), nullptr);
+      if (errno != 0 && std::abs(v.d) > 1.0) {
+        p_ = start;
+        fail("number out of range " + text);
+      }
     } else {
       v.type = Value::Type::integer;
-      v.i = std::strtoll(text.c_str(), &end, 10);
+      v.i = std::strtoll(text.c_str(), nullptr, 10);
+      if (errno != 0) {
+        p_ = start;
+        fail("integer out of the 64-bit range " + text);
+      }
     }
-    if (errno != 0 || end != text.c_str() + text.size()) fail("bad number " + text);
     return v;
   }
 };

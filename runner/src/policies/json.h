@@ -32,7 +32,11 @@ struct Value {
   const std::string& as_string() const;
 };
 
-// Parses one JSON text; throws std::runtime_error naming the offset on bad input.
+// the deepest nesting of objects and arrays parse() reads (a trace line needs 5)
+constexpr int kMaxNesting = 64;
+
+// Parses one JSON text; throws std::runtime_error naming the offset on bad input (json.cc
+// lists what is refused).
 Value parse(const std::string& text);
 
 // `s` as a JSON string literal (quotes and escapes).

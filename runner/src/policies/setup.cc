@@ -7,6 +7,11 @@
 namespace policies {
 namespace {
 
+// bounds on what a header may size (a trace from a real run is far below them): a bad or
+// fuzzed header is one error, not an allocation of its numbers' size
+constexpr int64_t kMaxUnits = 1 << 16;
+constexpr int64_t kMaxIndex = 1 << 20;
+
 std::map<std::string, Factory>& registry() {
   static std::map<std::string, Factory> factories;
   return factories;
@@ -15,7 +20,11 @@ std::map<std::string, Factory>& registry() {
 Plan plan_of(const json::Value& obj, const Setup& setup, int model) {
   Plan plan;
   plan.model = obj["model"].as_string();
-  plan.num_units = static_cast<int>(obj["units"].as_int());
+  int64_t units = obj["units"].as_int();
+  if (units < 1 || units > kMaxUnits)
+    throw std::runtime_error("plan of " + plan.model + " has " + std::to_string(units) +
+                             " units (1 to " + std::to_string(kMaxUnits) + " allowed)");
+  plan.num_units = static_cast<int>(units);
   plan.window_size = static_cast<int>(obj["window_size"].as_int());
   plan.shared_interpreter = obj["shared_interpreter"].as_bool();
   plan.concurrent = obj["concurrent"].as_bool();
@@ -26,15 +35,22 @@ Plan plan_of(const json::Value& obj, const Setup& setup, int model) {
   plan.starting.resize(static_cast<std::size_t>(plan.num_units));
   for (const auto& s : obj["subgraphs"].items) {
     Subgraph sg;
-    sg.index = static_cast<int>(s["index"].as_int());
+    int64_t index = s["index"].as_int();
+    if (index < 0 || index >= kMaxIndex)
+      throw std::runtime_error("subgraph index " + std::to_string(index) + " out of range");
+    sg.index = static_cast<int>(index);
     sg.position = static_cast<int>(plan.subgraphs.size());
     sg.model = model;
     sg.processor = setup.processor_index(s["processor"].as_string());
     if (sg.processor < 0) throw std::runtime_error("plan names unknown processor");
-    for (const auto& u : s["units"].items) sg.units.push_back(static_cast<int>(u.as_int()));
+    for (const auto& u : s["units"].items) {
+      int64_t unit = u.as_int();
+      if (unit < 0 || unit >= units)
+        throw std::runtime_error("subgraph unit " + std::to_string(unit) + " out of range");
+      sg.units.push_back(static_cast<int>(unit));
+    }
     if (sg.units.empty()) throw std::runtime_error("subgraph without units");
-    if (sg.first_unit() >= 0 && sg.first_unit() < plan.num_units)
-      plan.starting[static_cast<std::size_t>(sg.first_unit())].push_back(sg.position);
+    plan.starting[static_cast<std::size_t>(sg.first_unit())].push_back(sg.position);
     plan.subgraphs.push_back(std::move(sg));
   }
   return plan;
@@ -86,7 +102,7 @@ Setup setup_from_header(const json::Value& header) {
   for (const auto& row : header["profile"].items) {
     int model = setup.model_index(row[0].as_string());
     int64_t index = row[1].as_int();
-    if (model < 0 || index < 0) continue;  // (a key no plan has: no decision reads it)
+    if (model < 0 || index < 0 || index >= kMaxIndex) continue;  // (no decision reads it)
     auto& by_index = setup.profile[static_cast<std::size_t>(model)];
     if (static_cast<std::size_t>(index) >= by_index.size())
       by_index.resize(static_cast<std::size_t>(index) + 1);

@@ -55,8 +55,12 @@ class Traffic:
         scenario: ScenarioConf,
         slo_ns: Mapping[str, int],
         rng: np.random.Generator,
+        cap: int = 0,
     ) -> None:
         self.scenario = scenario
+        #: closed loops stop after this many frames (``frames``) or requests per stream
+        #: (``stream``), as the phone runner's ``--frames`` / ``--streams``; 0: by time only
+        self._cap = cap
         self.span = span_of(scenario)
         self._slo_ns = dict(slo_ns)
         self._rng = rng
@@ -126,12 +130,14 @@ class Traffic:
                 self._issue_stream(stream, 0)
 
     def _issue_stream(self, stream: int, now_ns: int) -> None:
+        if self._cap and self._frame_of_stream[stream] + 1 >= self._cap:
+            return
         self._frame_of_stream[stream] += 1
         model = self._model_of_stream[stream]
         self._push(model, self._frame_of_stream[stream], now_ns, stream)
 
     def _issue_frame(self, now_ns: int) -> None:
-        if now_ns >= self.span.end_ns:
+        if now_ns >= self.span.end_ns or (self._cap and self._next_frame >= self._cap):
             return
         frame = self._next_frame
         self._next_frame += 1

@@ -229,23 +229,6 @@ class TableEngine:
         return ()
 
 
-class CappedTraffic(Traffic):
-    """Python's closed loops stopped by count, as the runner's (``--frames N``: N frames;
-    ``--streams N``: N requests per model), instead of by time."""
-
-    def __init__(self, scenario: ScenarioConf, slo_ns: dict[str, int], cap: int) -> None:
-        self._cap = cap
-        super().__init__(scenario, slo_ns, np.random.default_rng(0))
-
-    def _issue_frame(self, now_ns: int) -> None:
-        if self._next_frame < self._cap:
-            super()._issue_frame(now_ns)
-
-    def _issue_stream(self, stream: int, now_ns: int) -> None:
-        if self._frame_of_stream[stream] + 1 < self._cap:
-            super()._issue_stream(stream, now_ns)
-
-
 def scenario_of(case: Case, models: list[str]) -> ScenarioConf:
     closed = case.arrival in (Arrival.frames, Arrival.stream)
     return ScenarioConf(name="differential", models=models, arrival=case.arrival, fps=case.fps,
@@ -256,7 +239,8 @@ def scenario_of(case: Case, models: list[str]) -> ScenarioConf:
 def traffic_of(case: Case, setup: Setup) -> Traffic:
     scenario = scenario_of(case, list(setup.plans))
     if case.arrival in (Arrival.frames, Arrival.stream):
-        return CappedTraffic(scenario, setup.slo_ns, case.count)
+        # (closed loops stopped by count, as the runner's --frames N / --streams N)
+        return Traffic(scenario, setup.slo_ns, np.random.default_rng(0), cap=case.count)
     return Traffic(scenario, setup.slo_ns, np.random.default_rng(case.seed))
 
 

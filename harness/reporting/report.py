@@ -12,8 +12,7 @@ temperature and time to the first throttle, each a mean over seeds. Every title 
 load: frames in flight for the closed loop over frames. The same table renders three
 ways: ``rich`` tables for the terminal (after the run's verdicts, :mod:`.verdict`; split by
 columns to fit the console, :mod:`.tables`; then latency per model), ``summary.csv``
-(every aggregated column with its interval bounds, one row per baseline;
-``summary_seeds.csv`` keeps the per-seed values) and Markdown for notes.
+and ``summary.md`` (:mod:`.summaryfiles`) and Markdown for notes.
 
 Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a name,
 with ``device_kind`` beside it), ``kind_meaning`` (or ``kind_words``), ``scenario`` (a name or a
@@ -35,7 +34,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from harness.reporting import paper, tables, verdict
+from harness.reporting import headline, paper, tables, verdict
 from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without_interval
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.names import SHOWN_AS, variants
@@ -46,7 +45,6 @@ from harness.reporting.summary import (
     aggregate,
     failed_seeds_of,
     failures_of,
-    with_slo_pct,
 )
 
 NAN = float("nan")
@@ -329,7 +327,9 @@ def print_comparison(run: RunData, console: Console | None = None,
     table, identity = report_table(run, metrics)
     console = console or terminal_console()
     _, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
-    console.print(verdict.rich_boxes(boxes, identity.shown, console.width))
+    line = headline.sentence(boxes, identity.device, identity.paper_scenario,
+                             identity.scenario, identity.shown)
+    console.print(verdict.rich_boxes(boxes, identity.shown, console.width, line))
     declared, width = metrics.declared, console.width
     for part in rich_tables(table, identity, columns(declared, Table.THROUGHPUT),
                             declared=declared, width=width):
@@ -358,9 +358,12 @@ def terminal_console() -> Console:
 def markdown(table: pd.DataFrame, identity: RunIdentity,
              declared: tuple[Metric, ...] = BUILT_IN,
              verdicts: list[verdict.Verdict] | None = None) -> str:
-    """The comparison as Markdown: the verdicts (when given), a bold title line, then each
-    table under its name (``declared``: the run's metrics, ``Metrics.declared``)."""
-    boxes = verdict.markdown(verdicts or [], identity.shown)
+    """The comparison as Markdown: the headline and verdicts (when given), a bold title
+    line, then each table under its name (``declared``: the run's metrics,
+    ``Metrics.declared``)."""
+    line = headline.sentence(verdicts or [], identity.device, identity.paper_scenario,
+                             identity.scenario, identity.shown)
+    boxes = verdict.markdown(verdicts or [], identity.shown, line)
     lines = [*([boxes] if boxes else []), f"**{identity.title()}**", ""]
     for shown in Table:
         cols = columns(declared, shown)
@@ -373,27 +376,3 @@ def markdown(table: pd.DataFrame, identity: RunIdentity,
         lines.append("")
     under = [f"_{line}_" for line in (*notes(table), paper_caption(identity))]
     return "\n".join([*lines, *under]) + "\n"
-
-
-def _identified(table: pd.DataFrame, identity: RunIdentity) -> pd.DataFrame:
-    table = table.copy()
-    for name, value in (("scenario", identity.scenario), ("device", identity.device),
-                        ("device_kind", identity.kind)):
-        table.insert(0, name, value)
-    return table
-
-
-def summary_csv(run: RunData, path: Path | None = None,
-                metrics: Metrics | None = None) -> Path:
-    """Write ``summary.csv`` (one row per baseline over seeds, identity columns first) and
-    ``summary_seeds.csv`` beside it (one row per baseline and seed); return the first."""
-    metrics = metrics if metrics is not None else compute(run)
-    table, identity = report_table(run, metrics)
-    path = path or run.folder / "summary.csv"
-    _identified(table, identity).to_csv(path, index=False)
-    per_seed = with_slo_pct(metrics.scenario)
-    failed = failed_seeds_of(run.manifest)
-    per_seed["run_failed"] = [int(s) in failed.get(str(b), ()) for b, s in
-                              zip(per_seed["baseline"], per_seed["seed"], strict=True)]
-    _identified(per_seed, identity).to_csv(path.with_name("summary_seeds.csv"), index=False)
-    return path

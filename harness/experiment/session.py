@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -54,10 +55,11 @@ from harness.experiment.progress import plain_progress
 from harness.experiment.provenance import git_commit, versions
 from harness.reporting import runindex
 from harness.reporting.measures import added
-from harness.reporting.report import terminal_console
 from harness.reporting.store import RunRecorder, load_run
+from harness.seams import claim
 from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure
+from harness.seams.fitting import terminal_console
 from harness.seams.units import NS_PER_MS, NS_PER_S
 
 #: the progress bar is updated at most this often (wall seconds)
@@ -110,7 +112,9 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = T
     console.print(f"[bold]{kind.words}[/bold]")
     console.print(_plan_line(cfg, kind))
     if cfg.dry_run:
+        load_models(cfg.scenario.name, list(cfg.scenario.models), False, Path(cfg.zoo_cache))
         console.print("\n".join(_dry_run(cfg, kind, folder).lines()), highlight=False)
+        _leave_no_folder(folder)
         return folder
     models = scenario_models(cfg)
     cfg = with_model_names(cfg)
@@ -129,6 +133,18 @@ def _dry_run(cfg: RunConf, kind: DeviceKind, folder: Path) -> DryRun:
     rates = runindex.wall_rates(runindex.root_of(folder), cfg.device.name, native.status())
     return dry_plan(baselines_to_run(cfg), seed_list(cfg), cfg.scenario.warmup_s,
                     cfg.scenario.duration_s, kind.word, native.status(), rates)
+
+
+#: what Hydra and the folder's claim write into a run folder before the run starts
+HYDRA_ONLY = frozenset({".hydra", "__main__.log", claim.LOCK})
+
+
+def _leave_no_folder(folder: Path) -> None:
+    """A dry run measures nothing: remove the folder Hydra made for it when it holds only
+    Hydra's own files (its config and an empty log) and the claim's."""
+    found = {p.name for p in folder.iterdir()} if folder.is_dir() else {"?"}
+    if found <= HYDRA_ONLY and not any(p.stat().st_size for p in folder.glob("*.log")):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def with_model_names(cfg: RunConf) -> RunConf:

@@ -23,8 +23,6 @@ mapping with ``name``), ``seeds`` (the list) or ``seed`` (an int or a mapping wi
 from __future__ import annotations
 
 import math
-import os
-import sys
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +44,8 @@ from harness.reporting.summary import (
     failed_seeds_of,
     failures_of,
 )
+from harness.seams import fitting
+from harness.seams.fitting import WIDE
 
 NAN = float("nan")
 #: the footnote a table shows under it when a baseline of :data:`SHOWN_AS` is in it
@@ -53,8 +53,6 @@ ORACLE_NOTE = ("tflite (oracle): each model whole on the processor the device's 
                "single-model profiles make best for the frame, which no app knows; "
                "tflite_gpu is vanilla TFLite as apps ship it (GPU delegate; 8-bit models on "
                "NNAPI)")
-#: console width when printing to a file or pipe
-WIDE = 160
 
 #: the two tables every rendering shows of the built-in metrics (as their declarations
 #: say, :mod:`harness.reporting.measures`): column -> (header, format); a column with
@@ -301,13 +299,13 @@ def rich_tables(table: pd.DataFrame, identity: RunIdentity,
                 caption: str | None = None, declared: tuple[Metric, ...] = BUILT_IN,
                 width: int = WIDE) -> list[RichTable]:
     """One table of the comparison as ``rich`` tables that fit ``width`` (split by columns,
-    :func:`~harness.reporting.tables.fitted`; default: throughput, titled with the run's
+    :func:`~harness.seams.fitting.fitted`; default: throughput, titled with the run's
     identity, the bound, failures and the paper's source beneath)."""
     if caption is None:
         caption = "\n".join([*notes(table), paper_caption(identity)])
     headers = [header for header, _ in columns.values()]
     rows = [_cells(row, columns, declared, identity.shown) for row in table.to_dict("records")]
-    return tables.fitted(headers, rows, width, identity.title() if title is None else title,
+    return fitting.fitted(headers, rows, width, identity.title() if title is None else title,
                          caption or None)
 
 
@@ -325,7 +323,7 @@ def print_comparison(run: RunData, console: Console | None = None,
     model), each fitted to the console's width; return the comparison table."""
     metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
-    console = console or terminal_console()
+    console = console or fitting.terminal_console()
     _, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
     line = headline.sentence(boxes, identity.device, identity.paper_scenario,
                              identity.scenario, identity.shown)
@@ -340,19 +338,13 @@ def print_comparison(run: RunData, console: Console | None = None,
                             caption="", declared=declared, width=width):
         console.print(part)
     each = verdict.each_band(boxes, identity.shown)
-    parts = [*(tables.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND,
+    parts = [*(fitting.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND,
                              left=(0, 1, 3)) if each else []),
              *tables.per_model_tables(run.requests, failed_seeds_of(run.manifest),
                                       identity.shown, width)]
     for part in parts:
         console.print(part)
     return table
-
-
-def terminal_console() -> Console:
-    """The terminal's width on a terminal (or ``COLUMNS`` when set), else wide enough for the
-    whole table (a log file)."""
-    return Console() if sys.stdout.isatty() or "COLUMNS" in os.environ else Console(width=WIDE)
 
 
 def markdown(table: pd.DataFrame, identity: RunIdentity,

@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness import native
+from harness.cli.calling import next_steps
 from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf
 from harness.config.validate import check_all
@@ -283,7 +284,7 @@ def _report(cfg: RunConf, folder: Path, console: Console) -> None:
     for path in render(load_run(folder), folder, console, cfg.plots):
         if path.suffix == ".png":
             console.print(f"plot: {path}")
-    console.print(f"results: {folder}")
+    console.print(next_steps(folder), highlight=False, soft_wrap=True)
 
 
 # -- manifest -----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 import errno
 import signal
 import sys
+from typing import Any
 
 
 def _outside_a_run(signum: int, _frame: object) -> None:
@@ -49,7 +50,7 @@ from harness.config.names import register as register_names
 from harness.config.rundir import check_run_dir, claim_run_dir
 from harness.config.rundir import register as register_run_dir
 from harness.config.schema import RunConf
-from harness.config.sweep import check_jobs
+from harness.config.sweep import check_jobs, seed_note
 from harness.experiment.components import register
 from harness.experiment.endings import endings_recorded, note_signals, stop_on_signals
 from harness.experiment.terminal import forgiving_streams
@@ -79,6 +80,15 @@ def _app(cfg: DictConfig) -> None:
         run_session(run_conf, cfg, HydraConfig.get().runtime.output_dir)
 
 
+def _say_seeds(checked: list[tuple[list[str], Any]]) -> None:
+    """Print what a sweep over ``seed.base`` does when its jobs repeat seeds."""
+    from harness.experiment.components import seed_list
+
+    note = seed_note([(job, seed_list(conf[0])) for job, conf in checked])
+    if note:
+        print(note, file=sys.stderr)
+
+
 def main() -> None:
     forgiving_streams()
     if asks_help(sys.argv[1:]):
@@ -88,7 +98,7 @@ def main() -> None:
     try:
         with cli_guard(), stop_on_signals(), endings_recorded(), hydra_errors():
             check_run_dir(sys.argv[1:])
-            check_jobs(sys.argv[1:], compose_run)
+            _say_seeds(check_jobs(sys.argv[1:], compose_run))
             claim_run_dir(sys.argv[1:])
             _app()
     except OSError as exc:

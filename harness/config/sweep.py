@@ -11,6 +11,7 @@ bad job ends the command with one line naming the job's overrides.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -18,6 +19,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from harness.config.compose import compose
 from harness.seams.errors import UserError
 
+T = TypeVar("T")
 MULTIRUN_FLAGS = ("-m", "--multirun")
 #: Hydra flags followed by a value
 VALUE_FLAGS = ("-cn", "--config-name", "-cp", "--config-path", "-cd", "--config-dir",
@@ -52,12 +54,34 @@ def is_sweep(args: Sequence[str]) -> bool:
     return any(a in MULTIRUN_FLAGS for a in args)
 
 
-def check_jobs(args: Sequence[str], check: Callable[[list[str]], object]) -> None:
-    """With ``-m``: ``check`` (compose and validate) every job's overrides before any runs."""
+def check_jobs(args: Sequence[str], check: Callable[[list[str]], T]) -> list[tuple[list[str], T]]:
+    """With ``-m``: ``check`` (compose and validate) every job's overrides before any runs;
+    each job's overrides with what ``check`` returned ([] without ``-m``)."""
     if not is_sweep(args):
-        return
+        return []
+    checked = []
     for job in jobs(overrides_of(args)):
         try:
-            check(job)
+            checked.append((job, check(job)))
         except UserError as exc:
             raise UserError(f"sweep job [{' '.join(job)}]: {exc}") from None
+    return checked
+
+
+def seed_note(seeds: Sequence[tuple[Sequence[str], Sequence[int]]]) -> str:
+    """What a sweep of ``seed.base`` does when its jobs' seeds overlap ("" when they do
+    not): each job runs ``seed.count`` seeds from its base, so ``seed.base=0,1,2`` with 5
+    seeds a job runs 15 seed-runs over 7 distinct seeds. ``seeds``: each job's overrides
+    and the seeds it runs."""
+    groups: dict[tuple[str, ...], list[Sequence[int]]] = {}
+    for job, ran in seeds:
+        rest = tuple(o for o in job if not o.lstrip("+~").startswith("seed."))
+        groups.setdefault(rest, []).append(ran)
+    for runs in groups.values():
+        total, distinct = sum(len(r) for r in runs), len({s for r in runs for s in r})
+        if total > distinct:
+            return (f"note: these jobs run {total} seed-runs over {distinct} distinct seeds "
+                    f"(each job runs seed.count={len(runs[0])} seeds from its seed.base, "
+                    "so they repeat seeds); for each seed once, sweep with seed.count=1, "
+                    "or run seed.count=N without -m (one run, N seeds, one interval)")
+    return ""

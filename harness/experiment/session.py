@@ -219,7 +219,8 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
     gaps = ClockGaps(int(cfg.sensor_interval_ms * NS_PER_MS), state.gaps)
     wall = device_kind(cfg).word == "host"
     with _progress() if sys.stdout.isatty() else plain_progress() as start_task:
-        ticks = {name: start_task(name, span_ns * len(seeds)) for name in names}
+        job = job_label()
+        ticks = {name: start_task(f"{job}{name}", span_ns * len(seeds)) for name in names}
         for k, seed in enumerate(seeds):
             works: list[Work] = []
             processors: tuple[str, ...] = ()
@@ -238,6 +239,18 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
                 state.add(name, seed, one)
             if works:
                 state.bound[seed] = bound_facts(bounds.bound(processors, union(works)))
+
+
+def job_label() -> str:
+    """``job 1 (seed.base=1) `` inside a sweep (``-m``), so each progress line says whose it
+    is; "" in a single run."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized() or HydraConfig.get().mode != RunMode.MULTIRUN:
+        return ""
+    job = HydraConfig.get().job
+    return f"job {job.num} ({job.override_dirname or 'defaults'}) "
 
 
 def _run_one(cfg: RunConf, name: str, models: Models, recorder: RunRecorder,

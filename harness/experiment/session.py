@@ -31,6 +31,7 @@ from harness.cli.calling import next_steps
 from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf
 from harness.config.validate import check_all
+from harness.experiment import contention
 from harness.experiment.baseline import run_baseline
 from harness.experiment.bounds import BoundCache, Work, union
 from harness.experiment.bounds import facts as bound_facts
@@ -162,6 +163,7 @@ def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder
     error's one line, a failure to close the journals included: they stay, readable)."""
     state = SessionState()
     ending: dict[str, Any] = {"status": "failed"}
+    began = contention.sample()
     with stop_on_signals():
         try:
             _write_manifest(recorder, cfg, raw, state, {"status": "running"})
@@ -174,6 +176,7 @@ def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder
             ending["error"] = one_line(exc)
             raise
         finally:
+            ending["contention"] = contention.measured(began, contention.sample())
             with signals_ignored():
                 _close(cfg, raw, recorder, state, ending)
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from harness.reporting import paper, paperpair
 from harness.reporting.verdict import Verdict, Word, family
 
+#: share of the machine's cores other processes must keep busy for a run to be flagged
+BUSY_SHARE = 0.25
 #: the paper's name of each family of rows
 PAPER_NAMES = {"tflite": "TFLite", "band": "Band"}
 
@@ -63,9 +66,10 @@ def _claims(device: str, paper_scenario: str, scenario: str) -> str:
 
 
 def sentence(boxes: Sequence[Verdict], device: str, paper_scenario: str, scenario: str = "",
-             shown: Callable[[str], str] = str) -> str:
+             shown: Callable[[str], str] = str, busy: str = "") -> str:
     """The headline of a run's boxes ("" without any); ``scenario``: the run's own name,
-    for when its models are not the paper's (``paper_scenario`` "")."""
+    for when its models are not the paper's (``paper_scenario`` ""); ``busy``: the
+    contention flag (:func:`busy`), said last."""
     if not boxes:
         return ""
     adms = _row(boxes)
@@ -74,5 +78,20 @@ def sentence(boxes: Sequence[Verdict], device: str, paper_scenario: str, scenari
     phrases = "; ".join(_phrase(v, shown) for v in found)
     floor = next((v.why for v in found if v.word is Word.INVALID), "")
     why = f" ({floor})" if floor else ""
+    flag = f" FLAG: {busy}." if busy else ""
     return (f"{_claims(device, paper_scenario, scenario)} This run ({shown(adms)}): "
-            f"{ratios}: {phrases}{why}.")
+            f"{ratios}: {phrases}{why}.{flag}")
+
+
+def busy(contention: Any, kind: str = "host") -> str:
+    """``other processes kept 1.3 of 2 cores busy`` when they used :data:`BUSY_SHARE` of
+    the machine or more, else "" (``contention``: the manifest's value, any shape); never
+    for a twin (``kind``), whose simulated clock no other process slows."""
+    if not isinstance(contention, dict) or kind == "twin":
+        return ""
+    other, cores = contention.get("other_cores"), contention.get("cores")
+    if not isinstance(other, int | float) or not isinstance(cores, int) or cores < 1:
+        return ""
+    if other < BUSY_SHARE * cores:
+        return ""
+    return f"other processes kept {other:.1f} of {cores} cores busy during the run"

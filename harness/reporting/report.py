@@ -326,7 +326,8 @@ def print_comparison(run: RunData, console: Console | None = None,
     console = console or fitting.terminal_console()
     _, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
     line = headline.sentence(boxes, identity.device, identity.paper_scenario,
-                             identity.scenario, identity.shown)
+                             identity.scenario, identity.shown,
+                             headline.busy(run.manifest.get("contention"), identity.kind))
     console.print(verdict.rich_boxes(boxes, identity.shown, console.width, line))
     declared, width = metrics.declared, console.width
     for part in rich_tables(table, identity, columns(declared, Table.THROUGHPUT),
@@ -349,12 +350,12 @@ def print_comparison(run: RunData, console: Console | None = None,
 
 def markdown(table: pd.DataFrame, identity: RunIdentity,
              declared: tuple[Metric, ...] = BUILT_IN,
-             verdicts: list[verdict.Verdict] | None = None) -> str:
+             verdicts: list[verdict.Verdict] | None = None, busy: str = "") -> str:
     """The comparison as Markdown: the headline and verdicts (when given), a bold title
     line, then each table under its name (``declared``: the run's metrics,
-    ``Metrics.declared``)."""
+    ``Metrics.declared``; ``busy``: the contention flag, :func:`.headline.busy`)."""
     line = headline.sentence(verdicts or [], identity.device, identity.paper_scenario,
-                             identity.scenario, identity.shown)
+                             identity.scenario, identity.shown, busy)
     boxes = verdict.markdown(verdicts or [], identity.shown, line)
     lines = [*([boxes] if boxes else []), f"**{identity.title()}**", ""]
     for shown in Table:

@@ -235,7 +235,7 @@ def thermal_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
     sensors = _sensor_frame(run)
     names = outcomes.baselines(run.requests) or list(pd.unique(sensors["baseline"]))
     procs = [str(p) for p in pd.unique(sensors["processor"])]
-    tints = dict(zip(procs, [to_hex(c) for c in sns.color_palette("colorblind", len(procs))],
+    tints = dict(zip(procs, [to_hex(c) for c in sns.color_palette("tab10", len(procs))],
                      strict=True))
     dashes = {p: DASHES[k % len(DASHES)] for k, p in enumerate(procs)}
     rows = [(y, label) for y, label in THERMAL_ROWS if sensors[y].notna().any()]

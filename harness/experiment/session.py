@@ -145,7 +145,8 @@ def _leave_no_folder(folder: Path) -> None:
     """A dry run measures nothing: remove the folder Hydra made for it when it holds only
     Hydra's own files (its config and an empty log) and the claim's."""
     found = {p.name for p in folder.iterdir()} if folder.is_dir() else {"?"}
-    if found <= HYDRA_ONLY and not any(p.stat().st_size for p in folder.glob("*.log")):
+    made = ".hydra" in found  # a folder Hydra made (an empty one given is left alone)
+    if made and found <= HYDRA_ONLY and not any(p.stat().st_size for p in folder.glob("*.log")):
         shutil.rmtree(folder, ignore_errors=True)
 
 

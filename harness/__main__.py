@@ -29,6 +29,7 @@ from __future__ import annotations
 import errno
 import signal
 import sys
+from typing import Any
 
 
 def _outside_a_run(signum: int, _frame: object) -> None:
@@ -55,7 +56,7 @@ from harness.config.names import register as register_names
 from harness.config.rundir import check_run_dir, claim_run_dir
 from harness.config.rundir import register as register_run_dir
 from harness.config.schema import RunConf
-from harness.config.sweep import check_jobs
+from harness.config.sweep import check_jobs, seed_note
 from harness.experiment.components import register
 from harness.experiment.endings import endings_recorded, note_signals, stop_on_signals
 from harness.experiment.sweepjob import isolated
@@ -96,6 +97,15 @@ def _app(cfg: DictConfig) -> str | None:
     return None
 
 
+def _say_seeds(checked: list[tuple[list[str], Any]]) -> None:
+    """Print what a sweep over ``seed.base`` does when its jobs repeat seeds."""
+    from harness.experiment.components import seed_list
+
+    note = seed_note([(job, seed_list(conf[0])) for job, conf in checked])
+    if note:
+        print(note, file=sys.stderr)
+
+
 def main() -> None:
     forgiving_streams()
     if asks_help(sys.argv[1:]):
@@ -105,7 +115,7 @@ def main() -> None:
     try:
         with cli_guard(), stop_on_signals(), endings_recorded(), hydra_errors():
             check_run_dir(sys.argv[1:])
-            check_jobs(sys.argv[1:], compose_run)
+            _say_seeds(check_jobs(sys.argv[1:], compose_run))
             claim_run_dir(sys.argv[1:])
             _app()
     except OSError as exc:

@@ -33,7 +33,6 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 from rich.console import Console
-from rich.table import Table
 
 from adms.analyzer import analyze
 from devices.opsupport import support_table, supported_share
@@ -44,6 +43,7 @@ from harness.experiment.components import register
 from harness.models import byo
 from harness.seams.errors import UserError, command
 from harness.seams.fields import at_least, spec
+from harness.seams.fitting import fitted, terminal_console
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor
 
@@ -142,14 +142,13 @@ def _counts(plan: ModelPlan) -> dict[str, int]:
 
 
 def print_table(title: str, rows: Sequence[dict[str, Any]], console: Console) -> None:
-    table = Table(title=title)
-    for col in rows[0]:
-        header = col.replace("_ops_pct", " %").replace("unit_subgraphs", "unit sg")
-        table.add_column(header.replace("window_size", "window"),
-                         justify="left" if col == "model" else "right")
-    for row in rows:
-        table.add_row(*(f"{v:.0f}" if isinstance(v, float) else str(v) for v in row.values()))
-    console.print(table)
+    """The rows fitted to the console (split by columns, the model named in each part)."""
+    headers = [col.replace("_ops_pct", " %").replace("unit_subgraphs", "unit sg")
+               .replace("window_size", "window") for col in rows[0]]
+    cells = [[f"{v:.0f}" if isinstance(v, float) else str(v) for v in row.values()]
+             for row in rows]
+    for part in fitted(headers, cells, console.width, title):
+        console.print(part)
 
 
 def write_sweep(rows: Sequence[dict[str, Any]], out_dir: Path, conf: AnalyzeConf
@@ -187,7 +186,7 @@ def provenance(conf: AnalyzeConf) -> str:
 
 def run(overrides: Sequence[str], console: Console | None = None) -> list[dict[str, Any]]:
     """Compose, analyze, print (and for a sweep write files); return the rows."""
-    console = console or Console(width=max(120, Console().width))
+    console = console or terminal_console()
     overrides = with_out_dir(overrides)
     conf, model_names = compose_config(overrides)
     sizes = window_sizes(conf.window_size)

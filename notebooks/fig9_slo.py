@@ -51,12 +51,19 @@ ours.pivot_table(index=["model", "baseline"], columns="multiplier", values="slo_
 models = sorted(ours["model"].unique())
 fig = figures.figure(3.2 * len(models), 3.4)
 axes = fig.subplots(1, len(models), squeeze=False, sharey=True)[0]
+# baselines at the same value (two lines at 0%) would hide each other: each is shifted
+# sideways by a little of the multipliers' span and has its own marker
+MARKERS = ["o", "s", "^", "D", "v", "P"]
+names = sorted(ours["baseline"].unique())
+span = float(ours["multiplier"].max() - ours["multiplier"].min()) or 1.0
+shift = {b: (k - (len(names) - 1) / 2) * 0.02 * span for k, b in enumerate(names)}
 for ax, model in zip(axes, models, strict=True):
     for baseline, part in ours[ours["model"] == model].groupby("baseline"):
         means = part.groupby("multiplier")["slo_pct"].agg(["mean", "sem"]).fillna(0)
         tint = layout.colour(str(baseline))
-        ax.errorbar(means.index, means["mean"], yerr=1.96 * means["sem"], marker="o",
-                    color=tint, label=f"ours {baseline} (95% CI)")
+        ax.errorbar(means.index + shift[baseline], means["mean"], yerr=1.96 * means["sem"],
+                    marker=MARKERS[names.index(baseline) % len(MARKERS)], alpha=0.85,
+                    color=tint, label=f"ours {baseline} (95% CI; shifted to be seen)")
         stated = paper.fig9_slo_pct(str(baseline)).get(model)
         if stated is not None:
             ax.plot([1.0], [stated], "x", markersize=9, color=tint,

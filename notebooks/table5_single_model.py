@@ -142,8 +142,9 @@ for k, model in enumerate(lat.index):
             ax.bar(k + (j - 1.5) * width, value, width, color=layout.colour(baseline),
                    hatch="//" if whose == "paper" else None,
                    alpha=0.45 if whose == "paper" else 1.0, label=f"{whose} {baseline}")
-ax.set_xticks(range(len(lat.index)), lat.index, rotation=20, ha="right",
-              rotation_mode="anchor")
+# each label centred under its group of four bars (a rotated label anchored at its right
+# end sat under the bars of the model before)
+ax.set_xticks(range(len(lat.index)), lat.index, ha="center")
 ax.set_ylabel("mean latency alone (ms)")
 figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Table V: single-model latency, Band vs ADMS",

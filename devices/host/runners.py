@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ from devices.host.workers import SliceRunner, Worker, litert_version
 from harness.seams.errors import UserError
 
 log = logging.getLogger(__name__)
+#: wall seconds between two lines of profiling progress
+SAY_EVERY_S = 3.0
 
 
 class RunnerTable:
@@ -68,6 +71,9 @@ class RunnerTable:
         self._profile_store: ProfileCache | None = None
         self._slice_lock = threading.Lock()
         self._slicer: Any = None
+        #: slices timed so far, and when progress was last said (wall s)
+        self._timed_count = 0
+        self._said_s = time.monotonic()
 
     # -- building --------------------------------------------------------------------------
 
@@ -137,6 +143,7 @@ class RunnerTable:
         if store is not None and (cached := store.get(model_path, key[1], spec)) is not None:
             return cached
         self.build([key])
+        self._say_progress(key)
         timing = self._timed(key)
         if not timing.clean:  # other work shared the core: once more, keep the cleaner one
             timing = max(timing, self._timed(key), key=lambda t: t.cpu_share or 0.0)
@@ -149,6 +156,16 @@ class RunnerTable:
         if store is not None:
             store.put(model_path, key[1], spec, timing)
         return timing.median_ns
+
+    def _say_progress(self, key: SliceKey) -> None:
+        """Profiling a plan's slices can take a minute on first use: a line every
+        :data:`SAY_EVERY_S` wall seconds says how far it is."""
+        self._timed_count += 1
+        now = time.monotonic()
+        if now - self._said_s >= SAY_EVERY_S:
+            self._said_s = now
+            log.info("profiling slices on this machine: %d timed so far (now %s); timings "
+                     "are cached for the next run", self._timed_count, describe_slice(key))
 
     def _timed(self, key: SliceKey) -> Timing:
         return self._worker(key[2]).call(lambda: self._time_slice(key))

@@ -55,7 +55,7 @@ def entry(name: str) -> Callable[[list[str]], object]:
 
 def usage() -> str:
     """The commands, one line each (``harness help``)."""
-    lines = ["harness [key=value ...]    run the baselines (python -m harness; --help: options)"]
+    lines = ["harness [key=value ...]    run the baselines (= python -m harness; --help)"]
     lines += [f"harness {name:<10} {words}" for name, (_, _, words) in COMMANDS.items()]
     return "\n".join(lines)
 

@@ -14,7 +14,6 @@ beside the one the run wrote.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,9 +21,9 @@ from rich.console import Console
 
 from harness.reporting.compare import empty, flags, read_run
 from harness.reporting.render import render
-from harness.reporting.report import WIDE
 from harness.reporting.runfolder import RunFolder
 from harness.seams.errors import PATH_ERRNOS, UserError, run_cli
+from harness.seams.fitting import terminal_console
 
 SUBFOLDER = "report"
 
@@ -69,6 +68,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write here instead of RUN/report/")
     parser.add_argument("--no-plots", action="store_true", help="tables and trace only")
     args = parser.parse_args(argv)
-    console = Console() if sys.stdout.isatty() else Console(width=WIDE)
+    console = terminal_console()
     run_cli(lambda: rerender(args.runs, args.out, not args.no_plots, console))
     return 0

@@ -17,6 +17,7 @@ refused in one line pointing at ``-m``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -25,6 +26,7 @@ from harness.config.compose import compose
 from harness.config.rundir import run_dir_arg
 from harness.seams.errors import UserError
 
+T = TypeVar("T")
 MULTIRUN_FLAGS = ("-m", "--multirun")
 #: config groups that take one option: a list for them is a sweep, only under ``-m``
 SINGLE_OPTION = ("device", "scenario")
@@ -71,16 +73,38 @@ def check_single_options(overrides: Sequence[str]) -> None:
                             f"python -m harness -m {override.key_or_group}={values}")
 
 
-def check_jobs(args: Sequence[str], check: Callable[[list[str]], object]) -> None:
+def check_jobs(args: Sequence[str], check: Callable[[list[str]], T]) -> list[tuple[list[str], T]]:
     """With ``-m``: ``check`` (compose and validate) every job's overrides before any runs;
-    without, the single run's overrides (module docstring)."""
+    without, the single run's overrides (module docstring). Each sweep job's overrides with
+    what ``check`` returned ([] without ``-m``)."""
     if not is_sweep(args):
         check_single_options(overrides_of(args))
         if run_dir_arg(args) is not None:
             check(overrides_of(args))
-        return
+        return []
+    checked = []
     for job in jobs(overrides_of(args)):
         try:
-            check(job)
+            checked.append((job, check(job)))
         except UserError as exc:
             raise UserError(f"sweep job [{' '.join(job)}]: {exc}") from None
+    return checked
+
+
+def seed_note(seeds: Sequence[tuple[Sequence[str], Sequence[int]]]) -> str:
+    """What a sweep of ``seed.base`` does when its jobs' seeds overlap ("" when they do
+    not): each job runs ``seed.count`` seeds from its base, so ``seed.base=0,1,2`` with 5
+    seeds a job runs 15 seed-runs over 7 distinct seeds. ``seeds``: each job's overrides
+    and the seeds it runs."""
+    groups: dict[tuple[str, ...], list[Sequence[int]]] = {}
+    for job, ran in seeds:
+        rest = tuple(o for o in job if not o.lstrip("+~").startswith("seed."))
+        groups.setdefault(rest, []).append(ran)
+    for runs in groups.values():
+        total, distinct = sum(len(r) for r in runs), len({s for r in runs for s in r})
+        if total > distinct:
+            return (f"note: these jobs run {total} seed-runs over {distinct} distinct seeds "
+                    f"(each job runs seed.count={len(runs[0])} seeds from its seed.base, "
+                    "so they repeat seeds); for each seed once, sweep with seed.count=1, "
+                    "or run seed.count=N without -m (one run, N seeds, one interval)")
+    return ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -26,9 +27,11 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness import native
+from harness.cli.calling import next_steps
 from harness.config.compose import compose, to_object
 from harness.config.schema import RunConf
 from harness.config.validate import check_all
+from harness.experiment import contention
 from harness.experiment.baseline import run_baseline
 from harness.experiment.bounds import BoundCache, Work, union
 from harness.experiment.bounds import facts as bound_facts
@@ -54,10 +57,11 @@ from harness.experiment.progress import plain_progress
 from harness.experiment.provenance import git_commit, versions
 from harness.reporting import runindex
 from harness.reporting.measures import added
-from harness.reporting.report import terminal_console
 from harness.reporting.store import RunRecorder, load_run
+from harness.seams import claim
 from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure
+from harness.seams.fitting import terminal_console
 from harness.seams.units import NS_PER_MS, NS_PER_S
 
 #: the progress bar is updated at most this often (wall seconds)
@@ -110,7 +114,9 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = T
     console.print(f"[bold]{kind.words}[/bold]")
     console.print(_plan_line(cfg, kind))
     if cfg.dry_run:
+        load_models(cfg.scenario.name, list(cfg.scenario.models), False, Path(cfg.zoo_cache))
         console.print("\n".join(_dry_run(cfg, kind, folder).lines()), highlight=False)
+        _leave_no_folder(folder)
         return folder
     models = scenario_models(cfg)
     cfg = with_model_names(cfg)
@@ -131,6 +137,19 @@ def _dry_run(cfg: RunConf, kind: DeviceKind, folder: Path) -> DryRun:
                     cfg.scenario.duration_s, kind.word, native.status(), rates)
 
 
+#: what Hydra and the folder's claim write into a run folder before the run starts
+HYDRA_ONLY = frozenset({".hydra", "__main__.log", claim.LOCK})
+
+
+def _leave_no_folder(folder: Path) -> None:
+    """A dry run measures nothing: remove the folder Hydra made for it when it holds only
+    Hydra's own files (its config and an empty log) and the claim's."""
+    found = {p.name for p in folder.iterdir()} if folder.is_dir() else {"?"}
+    made = ".hydra" in found  # a folder Hydra made (an empty one given is left alone)
+    if made and found <= HYDRA_ONLY and not any(p.stat().st_size for p in folder.glob("*.log")):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def with_model_names(cfg: RunConf) -> RunConf:
     """The run with its scenario's models as names (a file's entry becomes its name)."""
     scenario = dataclasses.replace(cfg.scenario, models=model_names(cfg.scenario.models))
@@ -145,6 +164,7 @@ def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder
     error's one line, a failure to close the journals included: they stay, readable)."""
     state = SessionState()
     ending: dict[str, Any] = {"status": "failed"}
+    began = contention.sample()
     with stop_on_signals():
         try:
             _write_manifest(recorder, cfg, raw, state, {"status": "running"})
@@ -157,6 +177,7 @@ def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder
             ending["error"] = one_line(exc)
             raise
         finally:
+            ending["contention"] = contention.measured(began, contention.sample())
             with signals_ignored():
                 _close(cfg, raw, recorder, state, ending)
 
@@ -202,7 +223,8 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
     gaps = ClockGaps(int(cfg.sensor_interval_ms * NS_PER_MS), state.gaps)
     wall = device_kind(cfg).word == "host"
     with _progress() if sys.stdout.isatty() else plain_progress() as start_task:
-        ticks = {name: start_task(name, span_ns * len(seeds)) for name in names}
+        job = job_label()
+        ticks = {name: start_task(f"{job}{name}", span_ns * len(seeds)) for name in names}
         for k, seed in enumerate(seeds):
             works: list[Work] = []
             processors: tuple[str, ...] = ()
@@ -221,6 +243,18 @@ def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
                 state.add(name, seed, one)
             if works:
                 state.bound[seed] = bound_facts(bounds.bound(processors, union(works)))
+
+
+def job_label() -> str:
+    """``job 1 (seed.base=1) `` inside a sweep (``-m``), so each progress line says whose it
+    is; "" in a single run."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized() or HydraConfig.get().mode != RunMode.MULTIRUN:
+        return ""
+    job = HydraConfig.get().job
+    return f"job {job.num} ({job.override_dirname or 'defaults'}) "
 
 
 def _run_one(cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
@@ -267,7 +301,7 @@ def _report(cfg: RunConf, folder: Path, console: Console) -> None:
     for path in render(load_run(folder), folder, console, cfg.plots):
         if path.suffix == ".png":
             console.print(f"plot: {path}")
-    console.print(f"results: {folder}")
+    console.print(next_steps(folder), highlight=False, soft_wrap=True)
 
 
 # -- manifest -----------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from harness.reporting.delta import change
 from harness.reporting.metrics import compute
 from harness.reporting.runfolder import RunFolder, State
 from harness.reporting.tablecheck import check_tables
+from harness.seams import fitting
 from harness.seams.errors import Parser, UserError, run_cli
 
 #: the share of the measured duration a baseline's requests must span not to be flagged
@@ -126,18 +127,30 @@ def per_seed(run: RunFolder) -> pd.DataFrame:
     return compute(run.data).scenario.reindex(columns=["baseline", "seed", *WATCHED])
 
 
-def delta_lines(reference: RunFolder, run: RunFolder) -> list[str]:
-    """The Δ table of ``run`` against ``reference`` (module docstring), one line a baseline
-    and metric."""
+#: the Δ table's columns
+DELTA_HEADERS = ("baseline", "metric", "before", "after", "Δ (95% interval)")
+
+
+def delta_rows(reference: RunFolder, run: RunFolder) -> list[list[str]]:
+    """The Δ table of ``run`` against ``reference`` (module docstring), one row a baseline
+    and metric (:data:`DELTA_HEADERS`)."""
     a, b = per_seed(reference), per_seed(run)
-    lines = [f"Δ {run.folder} vs {reference.folder} (mean over seeds; 95% interval):"]
+    rows = []
     for name in (n for n in reference.baselines if n in set(b["baseline"])):
         for metric in WATCHED:
             before = a.loc[a["baseline"] == name, metric].to_numpy(dtype=float)
             after = b.loc[b["baseline"] == name, metric].to_numpy(dtype=float)
-            lines.append(f"  {name:<16} {metric:<15} {before.mean():8.2f} -> "
-                         f"{after.mean():8.2f}  {change(before, after).text()}")
-    return lines
+            rows.append([name, metric, f"{before.mean():.2f}", f"{after.mean():.2f}",
+                         change(before, after).text()])
+    return rows
+
+
+def print_delta(reference: RunFolder, run: RunFolder, console: Console) -> None:
+    """The Δ table, fitted to the console."""
+    title = f"Δ {run.folder} vs {reference.folder} (mean over seeds; 95% interval)"
+    for part in fitting.fitted(DELTA_HEADERS, delta_rows(reference, run), console.width,
+                               title, left=(0, 1, 4)):
+        console.print(part)
 
 
 def flags(run: RunFolder) -> list[str]:
@@ -241,7 +254,8 @@ def _show(run: RunFolder, table: pd.DataFrame, markdown: bool, console: Console)
         print(f"`{run.folder}`\n\n{report.markdown(table, identity)}")
     else:
         console.print(f"[bold]{run.folder}[/bold]")
-        console.print(report.rich_table(table, identity))
+        for part in report.rich_tables(table, identity, width=console.width):
+            console.print(part)
 
 
 def check_comparable(runs: Sequence[RunFolder], force: bool) -> None:
@@ -262,13 +276,13 @@ def compare(paths: Sequence[str], tolerance_pct: float, markdown: bool = False,
     runs = [read_run(p) for p in paths]
     check_comparable(runs, force)
     tables = [report.report_table(run.data)[0] for run in runs]
-    console = report.terminal_console()
+    console = fitting.terminal_console()
     for run, table in zip(runs, tables, strict=True):
         _show(run, table, markdown, console)
     found = [r for run, table in zip(runs[1:], tables[1:], strict=True)
              for r in regressions(tables[0], table, str(run.folder), tolerance_pct)]
     for run in runs[1:]:
-        print("\n".join(delta_lines(runs[0], run)))
+        print_delta(runs[0], run, console)
     for line in (f for run in runs for f in flags(run)):
         print(line)
     for regression in found:

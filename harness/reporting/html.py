@@ -6,8 +6,8 @@ the file opens anywhere with nothing beside it; code sits folded under each outp
 the summary table: every number the notebooks compared (``summary/<artifact>.json``,
 :func:`harness.paper.nb.emit`), paper value, ours (mean ± 95% CI), ratio, note. ``paper.md``
 is that summary table in Markdown. Both open with the verdicts of Figure 8's runs
-(:mod:`harness.reporting.verdict`): one box per comparison of ADMS with a Band or TFLite row,
-its word in colour.
+(:mod:`harness.reporting.verdict`): per run its headline (:mod:`.headline`), then one box per
+comparison of ADMS with a Band or TFLite row, its word in colour.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from harness.reporting import verdict
+from harness.reporting import headline, verdict
 from harness.reporting.verdict import Verdict
 
 _MD = MarkdownIt("commonmark").enable("table")
@@ -88,9 +88,15 @@ def summary_cells(row: Mapping[str, Any]) -> list[str]:
             str(row.get("note", ""))]
 
 
+def _line(found: Sequence[Verdict], who: Any) -> str:
+    """A run's headline (:func:`~harness.reporting.headline.sentence`)."""
+    return headline.sentence(found, who.device, who.paper_scenario, who.scenario, who.shown)
+
+
 def verdicts_markdown(judged: Judged) -> str:
-    """The verdicts under one heading per run ("" without any)."""
-    parts = [f"### {label}\n\n{verdict.markdown(list(found), who.shown)}\n"
+    """The verdicts under one heading per run, each opened by its headline ("" without
+    any)."""
+    parts = [f"### {label}\n\n{verdict.markdown(list(found), who.shown, _line(found, who))}\n"
              f"{verdict.each_band_markdown(list(found), who.shown)}"
              for label, found, who in judged]
     return ("## Verdict: ADMS over TFLite and Band (docs/verdict.md)\n\n"
@@ -102,7 +108,8 @@ def verdicts_html(judged: Judged) -> str:
     parts = []
     for label, found, who in judged:
         boxes = "".join(_box(v, who.shown) for v in found)
-        parts.append(f"<h3>{html.escape(label)}</h3><div class='verdicts'>{boxes}</div>"
+        line = f"<p><b>{html.escape(_line(found, who))}</b></p>"
+        parts.append(f"<h3>{html.escape(label)}</h3>{line}<div class='verdicts'>{boxes}</div>"
                      + _each_band(list(found), who.shown))
     return ("<h2>Verdict: ADMS over TFLite and Band</h2>" + "".join(parts)) if parts else ""
 

@@ -215,27 +215,44 @@ def _sensor_frame(run: RunData) -> pd.DataFrame:
     return sensors.astype({"baseline": str, "processor": str})
 
 
+#: the thermal plot's rows: column, axis label
+THERMAL_ROWS = (("temperature_c", "°C"), ("frequency_ghz", "GHz"))
+#: dash patterns, one per processor, so lines stay apart where colours do not
+DASHES = ["", (5, 2), (1, 1.5), (6, 2, 1, 2), (3, 3), (8, 2, 2, 2, 2, 2)]
+
+
+def has_thermal(sensors: pd.DataFrame) -> bool:
+    """Whether a processor reported a temperature or a frequency (else no thermal plot:
+    the host VMs here have neither sensor)."""
+    mine = sensors[sensors["processor"] != power.DEVICE]
+    return any(y in mine and mine[y].notna().any() for y in ("temperature_c", "frequency_hz"))
+
+
 def thermal_plot(run: RunData, identity: RunIdentity, path: Path) -> Path:
-    """Temperature (top) and frequency (bottom) per processor over time, per baseline."""
+    """Temperature (top) and frequency (bottom) per processor over time, per baseline; a
+    quantity no processor reported gets no row. Each processor has its own colour and
+    dash pattern and lines are drawn half-transparent, so none hides another."""
     sensors = _sensor_frame(run)
     names = outcomes.baselines(run.requests) or list(pd.unique(sensors["baseline"]))
     procs = [str(p) for p in pd.unique(sensors["processor"])]
-    tints = dict(zip(procs, [to_hex(c) for c in sns.color_palette("dark", len(procs))],
+    tints = dict(zip(procs, [to_hex(c) for c in sns.color_palette("tab10", len(procs))],
                      strict=True))
-    fig = figure(max(7.0, 3.2 * len(names)), 6.4)
-    axes = fig.subplots(2, len(names), squeeze=False, sharex="col", sharey="row")
+    dashes = {p: DASHES[k % len(DASHES)] for k, p in enumerate(procs)}
+    rows = [(y, label) for y, label in THERMAL_ROWS if sensors[y].notna().any()]
+    fig = figure(max(7.0, 3.2 * len(names)), 1.2 + 2.6 * len(rows))
+    axes = fig.subplots(len(rows), len(names), squeeze=False, sharex="col", sharey="row")
     for col, baseline in enumerate(names):
         mine = sensors[sensors["baseline"] == baseline]
-        for row, (y, label) in enumerate((("temperature_c", "°C"), ("frequency_ghz", "GHz"))):
+        for row, (y, label) in enumerate(rows):
             ax = axes[row][col]
             if mine[y].notna().any():
-                sns.lineplot(data=mine, x="t_s", y=y, hue="processor", ax=ax,
-                             palette=tints, legend=False)
+                sns.lineplot(data=mine, x="t_s", y=y, hue="processor", style="processor",
+                             ax=ax, palette=tints, dashes=dashes, legend=False, alpha=0.8)
             ax.set_ylabel(label)
             ax.set_xlabel("time (s)")
         axes[0][col].set_title(identity.shown(baseline), fontsize=9)
-    fig.legend(handles=[Line2D([], [], color=c, label=p) for p, c in tints.items()],
-               fontsize=7, loc="outside right center")
+    fig.legend(handles=[Line2D([], [], color=c, dashes=dashes[p] or (None, None), label=p)
+                        for p, c in tints.items()], fontsize=7, loc="outside right center")
     return _save(fig, identity, "Temperature and frequency", path)
 
 
@@ -306,7 +323,7 @@ def plot_all(run: RunData, out_dir: Path | None = None) -> list[Path]:
     if not run.requests.empty:
         written.append(fps_plot(metrics.compute(run).scenario, identity, out / "fps.png"))
         written.append(latency_cdf_plot(run.requests, identity, out / "latency_cdf.png"))
-    if not first.sensors.empty:
+    if not first.sensors.empty and has_thermal(first.sensors):
         written.append(thermal_plot(first, single, out / "thermal.png"))
     if first.sensors["power_w"].notna().any():
         written.append(power_plot(first, single, out / "power.png"))

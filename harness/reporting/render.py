@@ -1,5 +1,6 @@
-"""A run's report, rendered from its data: ``summary.csv`` (and ``summary_seeds.csv``), the
-Perfetto trace, the plots, then the printed comparison.
+"""A run's report, rendered from its data: ``summary.csv`` (and ``summary_seeds.csv``),
+``summary.md`` (the headline, the verdicts and the tables), the Perfetto trace, the plots,
+then the printed comparison.
 
 One function for the session that just ran (into its run folder) and for ``harness report``
 re-rendering a folder later (into ``<run>/report/`` or any folder): the same files from the
@@ -20,12 +21,14 @@ from harness.reporting.store import RunData
 def render(data: RunData, out: Path, console: Console, plots: bool = True) -> list[Path]:
     """Write the report files of ``data`` into ``out`` and print its comparison; return the
     files written."""
-    from harness.reporting import report, trace
+    from harness.reporting import report, summaryfiles, trace
     from harness.reporting.metrics import compute, one_seed
 
     out.mkdir(parents=True, exist_ok=True)
     metrics = compute(data)
-    written = [report.summary_csv(data, out / "summary.csv", metrics), out / "summary_seeds.csv",
+    written = [summaryfiles.summary_csv(data, out / "summary.csv", metrics),
+               out / "summary_seeds.csv",
+               summaryfiles.summary_md(data, out / "summary.md", metrics),
                trace.write_trace(one_seed(data), out / "timeline.trace.json")]
     if plots:
         from harness.reporting import plots as drawn  # matplotlib and seaborn: only to draw

@@ -2,16 +2,17 @@
 
 A report says first *what produced the numbers*: the device kind and what it means
 (:class:`~harness.seams.device.DeviceKind`: ``twin`` = a simulation, ``host`` = this machine,
-``adb`` = a real phone), device, scenario, seeds and versions, from ``manifest.json``. Then one row per baseline (:mod:`.summary`): FPS as a
-mean with its 95% interval over seeds, the paper's FPS (Figure 8) where the paper has one, the
-FPS ratios over both TFLite rows (ours with a paired-bootstrap interval: over ``tflite``, shown
-as ``tflite (oracle)``, and over ``tflite_gpu``; the paper's over its TFLite), the ratio over
-Band, p50 and p90 latency, SLO satisfaction, dropped requests, energy per frame, peak
-temperature and time to the first throttle, each a mean over seeds. Every title states the
-load: frames in flight for the closed loop over frames. It renders as ``rich`` tables for the
-terminal (after the run's verdicts, :mod:`.verdict`, and which reading ``adms`` is; split to
-fit the console, :mod:`.tables`; then latency per model), ``summary.csv`` (each column with
-its interval bounds; ``summary_seeds.csv`` per seed) and Markdown for notes.
+``adb`` = a real phone), device, scenario, seeds and versions, from ``manifest.json``. Then one
+row per baseline (:mod:`.summary`): FPS as a mean with its 95% interval over seeds, the paper's
+FPS (Figure 8) where the paper has one, the FPS ratios over both TFLite rows (ours with a
+paired-bootstrap interval: over ``tflite``, shown as ``tflite (oracle)``, and over
+``tflite_gpu``; the paper's over its TFLite), the ratio over Band, p50 and p90 latency, SLO
+satisfaction, dropped requests, energy per frame, peak temperature and time to the first
+throttle, each a mean over seeds. Every title states the load: frames in flight for the closed
+loop over frames. It renders as ``rich`` tables for the terminal (after the run's headline and
+verdicts, :mod:`.verdict`, and which reading ``adms`` is; split to fit the console,
+:mod:`.tables`; then latency per model), ``summary.csv`` and ``summary.md``
+(:mod:`.summaryfiles`) and Markdown for notes.
 
 Manifest keys read (all optional): ``device`` (a mapping with ``name`` and ``kind``, or a name,
 with ``device_kind``), ``kind_meaning`` (or ``kind_words``), ``scenario`` (a name or a mapping
@@ -22,8 +23,6 @@ with ``name``), ``seeds`` or ``seed`` (an int or a mapping with ``base``), ``gro
 from __future__ import annotations
 
 import math
-import os
-import sys
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from harness.reporting import paper, tables, verdict
+from harness.reporting import headline, paper, tables, verdict
 from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without_interval
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.names import SHOWN_AS, variants
@@ -43,11 +42,11 @@ from harness.reporting.runrecord import RunRecord
 from harness.reporting.store import RunData
 from harness.reporting.summary import (
     aggregate,
-    blank_failed,
     failed_seeds_of,
     failures_of,
-    with_slo_pct,
 )
+from harness.seams import fitting
+from harness.seams.fitting import WIDE
 
 NAN = float("nan")
 #: the footnote a table shows under it when a baseline of :data:`SHOWN_AS` is in it
@@ -55,8 +54,6 @@ ORACLE_NOTE = ("tflite (oracle): each model whole on the processor the device's 
                "single-model profiles make best for the frame, which no app knows; "
                "tflite_gpu is vanilla TFLite as apps ship it (GPU delegate; 8-bit models on "
                "NNAPI)")
-#: console width when printing to a file or pipe
-WIDE = 160
 
 #: the two tables every rendering shows of the built-in metrics (as their declarations
 #: say, :mod:`harness.reporting.measures`): column -> (header, format); a column with
@@ -303,13 +300,13 @@ def rich_tables(table: pd.DataFrame, identity: RunIdentity,
                 caption: str | None = None, declared: tuple[Metric, ...] = BUILT_IN,
                 width: int = WIDE) -> list[RichTable]:
     """One table of the comparison as ``rich`` tables that fit ``width`` (split by columns,
-    :func:`~harness.reporting.tables.fitted`; default: throughput, titled with the run's
+    :func:`~harness.seams.fitting.fitted`; default: throughput, titled with the run's
     identity, the bound, failures and the paper's source beneath)."""
     if caption is None:
         caption = "\n".join([*notes(table), paper_caption(identity)])
     headers = [header for header, _ in columns.values()]
     rows = [_cells(row, columns, declared, identity.shown) for row in table.to_dict("records")]
-    return tables.fitted(headers, rows, width, identity.title() if title is None else title,
+    return fitting.fitted(headers, rows, width, identity.title() if title is None else title,
                          caption or None)
 
 
@@ -327,9 +324,12 @@ def print_comparison(run: RunData, console: Console | None = None,
     model), each fitted to the console's width; return the comparison table."""
     metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
-    console = console or terminal_console()
+    console = console or fitting.terminal_console()
     _, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
-    console.print(verdict.rich_boxes(boxes, identity.shown, console.width))
+    line = headline.sentence(boxes, identity.device, identity.paper_scenario,
+                             identity.scenario, identity.shown,
+                             headline.busy(run.manifest.get("contention"), identity.kind))
+    console.print(verdict.rich_boxes(boxes, identity.shown, console.width, line))
     if reading := adms_line(run.manifest):
         console.print(reading)
     declared, width = metrics.declared, console.width
@@ -342,7 +342,7 @@ def print_comparison(run: RunData, console: Console | None = None,
                             caption="", declared=declared, width=width):
         console.print(part)
     each = verdict.each_band(boxes, identity.shown)
-    parts = [*(tables.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND,
+    parts = [*(fitting.fitted(list(verdict.EACH_BAND_HEADERS), each, width, verdict.EACH_BAND,
                              left=(0, 1, 3)) if each else []),
              *tables.per_model_tables(run.requests, failed_seeds_of(run.manifest),
                                       identity.shown, width)]
@@ -351,18 +351,15 @@ def print_comparison(run: RunData, console: Console | None = None,
     return table
 
 
-def terminal_console() -> Console:
-    """The terminal's width on a terminal (or ``COLUMNS`` when set), else wide enough for the
-    whole table (a log file)."""
-    return Console() if sys.stdout.isatty() or "COLUMNS" in os.environ else Console(width=WIDE)
-
-
 def markdown(table: pd.DataFrame, identity: RunIdentity,
              declared: tuple[Metric, ...] = BUILT_IN,
-             verdicts: list[verdict.Verdict] | None = None) -> str:
-    """The comparison as Markdown: the verdicts (when given), a bold title line, then each
-    table under its name (``declared``: the run's metrics, ``Metrics.declared``)."""
-    boxes = verdict.markdown(verdicts or [], identity.shown)
+             verdicts: list[verdict.Verdict] | None = None, busy: str = "") -> str:
+    """The comparison as Markdown: the headline and verdicts (when given), a bold title
+    line, then each table under its name (``declared``: the run's metrics,
+    ``Metrics.declared``; ``busy``: the contention flag, :func:`.headline.busy`)."""
+    line = headline.sentence(verdicts or [], identity.device, identity.paper_scenario,
+                             identity.scenario, identity.shown, busy)
+    boxes = verdict.markdown(verdicts or [], identity.shown, line)
     lines = [*([boxes] if boxes else []), f"**{identity.title()}**", ""]
     for shown in Table:
         cols = columns(declared, shown)
@@ -375,26 +372,3 @@ def markdown(table: pd.DataFrame, identity: RunIdentity,
         lines.append("")
     under = [f"_{line}_" for line in (*notes(table), paper_caption(identity))]
     return "\n".join([*lines, *under]) + "\n"
-
-
-def _identified(table: pd.DataFrame, identity: RunIdentity) -> pd.DataFrame:
-    table = table.copy()
-    for name, value in (("scenario", identity.scenario), ("device", identity.device),
-                        ("device_kind", identity.kind)):
-        table.insert(0, name, value)
-    return table
-
-
-def summary_csv(run: RunData, path: Path | None = None,
-                metrics: Metrics | None = None) -> Path:
-    """Write ``summary.csv`` (one row per baseline over seeds, identity columns first) and
-    ``summary_seeds.csv`` beside it (one row per baseline and seed); return the first."""
-    metrics = metrics if metrics is not None else compute(run)
-    table, identity = report_table(run, metrics)
-    path = path or run.folder / "summary.csv"
-    _identified(table, identity).to_csv(path, index=False)
-    per_seed = with_slo_pct(metrics.scenario)
-    failed = failed_seeds_of(run.manifest)
-    per_seed = blank_failed(per_seed, failed)
-    _identified(per_seed, identity).to_csv(path.with_name("summary_seeds.csv"), index=False)
-    return path

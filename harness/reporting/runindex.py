@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from harness.reporting.runrecord import RunRecord, State
 from harness.reporting.store import read_manifest
@@ -61,13 +62,16 @@ class Entry:
     wall_s: float | None = None
     #: the simulation core's status (harness.native)
     core: str = ""
+    #: why the run ended early (its error's line or signal), "" when it did not
+    error: str = ""
 
     def line(self) -> str:
         seeds = (f"{self.seeds[0]}-{self.seeds[-1]}" if len(self.seeds) > 1
                  else ",".join(map(str, self.seeds)) or "-")
         head = f"{self.headline[0]} {self.headline[1]:.1f} FPS" if self.headline else "-"
+        why = f"\n    {self.state}: {self.error}" if self.error else ""
         return (f"{self.folder}\n    {self.device} ({self.kind}) {self.scenario} "
-                f"{self.state} seeds {seeds}: {head}\n    {', '.join(self.baselines)}")
+                f"{self.state} seeds {seeds}: {head}\n    {', '.join(self.baselines)}{why}")
 
 
 def root_of(folder: Path) -> Path | None:
@@ -94,12 +98,27 @@ def headline(folder: Path) -> tuple[str, float] | None:
 
 def entry(folder: Path, root: Path, wall_s: float | None = None) -> Entry:
     """The index line of the run in ``folder``."""
-    record = RunRecord(read_manifest(folder))
+    record = RunRecord({**_asked(folder), **read_manifest(folder)})
     span = record.warmup_s + (record.duration_s or 0.0)
     return Entry(str(folder.absolute().relative_to(root.absolute())), record.device,
                  record.kind, record.scenario, record.state.value, record.baselines,
                  record.seeds, headline(folder), span * len(record.baselines) *
-                 len(record.seeds), wall_s, record.versions.get("simulation core", ""))
+                 len(record.seeds), wall_s, record.versions.get("simulation core", ""),
+                 record.error)
+
+
+def _asked(folder: Path) -> dict[str, Any]:
+    """What the run's composed config (Hydra's ``.hydra/config.yaml``) says of its device
+    and scenario: a run that failed before its manifest was written has only its ending."""
+    path = folder / ".hydra" / "config.yaml"
+    try:
+        config = yaml.safe_load(path.read_text()) if path.is_file() else None
+    except (OSError, yaml.YAMLError):
+        return {}
+    if not isinstance(config, Mapping):
+        return {}
+    return {key: config[key]["name"] for key in ("device", "scenario")
+            if isinstance(config.get(key), Mapping) and "name" in config[key]}
 
 
 def note(folder: Path, wall_s: float | None = None) -> None:

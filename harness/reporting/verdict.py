@@ -1,26 +1,28 @@
 """The verdict: one judgement per comparison of ADMS with a baseline, shown before any table.
 
-A run's answer to "does ADMS beat TFLite and Band here, as the paper says?" is a handful of FPS
-ratios. For each ADMS row (:data:`ADMS_ROWS`: ``adms``, the paper's rule, and ``adms_ef``, as
-built) against each Band row and each TFLite row of the run (names starting with ``band`` or
-``tflite``), a :class:`Verdict` holds the ratio of mean FPS paired by seed with its 95%
-interval (:func:`harness.reporting.stats.ratio_ci`: a paired bootstrap from
+A run's answer to "does ADMS beat TFLite and Band here, as the paper says, and by as much?" is
+a handful of FPS ratios. For each ADMS row (:data:`ADMS_ROWS`: ``adms``, the paper's rule, and
+``adms_ef``, as built) against each Band row and each TFLite row of the run (names starting
+with ``band`` or ``tflite``), a :class:`Verdict` holds the ratio of mean FPS paired by seed
+with its 95% interval (:func:`harness.reporting.stats.ratio_ci`: a paired bootstrap from
 :data:`~harness.reporting.stats.BOOTSTRAP_MIN_SEEDS` seeds, Fieller's interval below), the
-paper's ratio where the paper states one (Figure 8's text: ADMS over TFLite and over Band) and
-one word (:class:`Word`):
+paper's ratio where the paper ran that row on that setup (:mod:`.paperpair`) and one word
+(:class:`Word`), in this order:
 
 * **invalid**: the run is below the validity floor (:class:`Floor`), or one side has no seed
   that completed. Like MLPerf LoadGen's minimum duration and query count, the floor is a
-  property of the *run*, checked before any statistics: fewer than 3 seeds, a measured span
-  shorter than 10 s, or fewer than 50 complete frames in a seed, and no interval is believed;
+  property of the *run*, checked before any statistics;
 * **inconclusive**: the interval reaches across 1 (or is unbounded, or missing);
-* **reproduced**: the interval lies wholly on the paper's side of 1 (the paper's ratio where
-  it gives one; else the paper's claim that ADMS is faster than every baseline);
-* **not reproduced**: it lies wholly on the other side.
+* without a paper ratio (a row, phone or models the paper never ran): **faster** or
+  **slower**, and why the paper has no ratio, never "reproduced";
+* **not reproduced**: the interval lies wholly on the other side of 1 from the paper's;
+* **reproduced**: the interval reaches the paper's ratio, within the equivalence margin
+  (:data:`MARGIN`: a share of the paper's gain either side);
+* **same direction, smaller** (or **larger**): on the paper's side of 1, but short of
+  (beyond) the paper's ratio by more than the margin; the box says which share of the
+  paper's gain the run found (:attr:`Verdict.share`).
 
-The word judges the *direction* of the paper's claim; whether the paper's magnitude lies in
-the interval is said beside it (:attr:`Verdict.magnitude`). ``docs/verdict.md`` documents the
-floor and the words.
+``docs/verdict.md`` documents the floor, the margin and the words.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import partial
 
 import pandas as pd
 from rich.columns import Columns
@@ -36,8 +39,9 @@ from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from harness.reporting import paper
+from harness.reporting import paperpair
 from harness.reporting.metrics import Metrics
+from harness.reporting.names import variants
 from harness.reporting.stats import Interval, ratio_ci
 from harness.reporting.store import RunData
 from harness.reporting.summary import failed_seeds_of, failures_of, without_failed
@@ -52,7 +56,12 @@ class Word(StrEnum):
     """A verdict's word."""
 
     REPRODUCED = "reproduced"
+    SMALLER = "same direction, smaller"
+    LARGER = "same direction, larger"
     NOT_REPRODUCED = "not reproduced"
+    #: the interval on one side of 1 where the paper has no ratio for the pair
+    FASTER = "faster, no paper ratio"
+    SLOWER = "slower, no paper ratio"
     INCONCLUSIVE = "inconclusive"
     INVALID = "invalid"
 
@@ -70,6 +79,9 @@ class Floor:
 
 
 FLOOR = Floor()
+#: the equivalence margin: a ratio whose share of the paper's gain (ours − 1 over the paper's
+#: − 1) lies within this of 100% counts as the paper's (80% to 120%)
+MARGIN = 0.2
 #: a span is measured from the first to the last completion, so a run asked for ``span_s``
 #: measures up to a frame less: 2% of slack keeps such a run above the floor
 SPAN_SLACK = 0.02
@@ -91,6 +103,8 @@ class Verdict:
     #: when ``other`` is the strongest of several Band rows and this box stands for them
     #: all (:func:`headline`): the verdict against each of them (this one among them)
     stands_for: tuple[Verdict, ...] = ()
+    #: why the paper has no ratio for this pair ("" when it has one)
+    no_paper: str = ""
 
     @property
     def interval(self) -> str:
@@ -109,25 +123,35 @@ class Verdict:
         return f"{how}, {self.ratio.n} seed{'s' if self.ratio.n != 1 else ''}"
 
     @property
+    def share(self) -> str:
+        """The share of the paper's gain our mean ratio is ("13% of the paper's gain"),
+        "" without a paper ratio, a mean, or on the other side of 1 from the paper's."""
+        if self.paper is None or self.paper == 1 or math.isnan(self.ratio.mean):
+            return ""
+        share = gain_share(self.ratio.mean, self.paper)
+        return f"{share:.0%} of the paper's gain" if share >= 0 else ""
+
+    @property
     def magnitude(self) -> str:
-        """Where the paper's ratio lies against ours ("" where the paper has none)."""
+        """The paper's ratio, and our mean's share of its gain ("" where it has none)."""
         if self.paper is None:
             return ""
-        r = self.ratio
-        if math.isnan(r.low) or math.isnan(r.high):
-            return f"paper {self.paper:.2f} ({_short(self.paper_where)})"
-        where = ("within" if r.low <= self.paper <= r.high else
-                 "above" if self.paper > r.high else "below")
-        return f"paper {self.paper:.2f} ({_short(self.paper_where)}): {where} ours"
+        share = f": ours {self.share}" if self.share else ""
+        return f"paper {self.paper:.2f} ({_short(self.paper_where)}){share}"
 
     def lines(self) -> list[str]:
         """The box's lines after its title: which Band row (when it stands for several),
         ratio, method, paper, why."""
-        paper_line = self.magnitude or "paper: no ratio for this pair"
+        paper_line = self.magnitude or f"no paper ratio: {self.no_paper or 'none stated'}"
         picked = ([f"the strongest of {len(self.stands_for)} Band rows (each: the table "
                    "below)"] if self.stands_for else [])
         return [*picked, f"FPS ratio {self.interval}", f"({self.method})", paper_line,
                 self.why]
+
+
+def gain_share(ratio: float, paper_ratio: float) -> float:
+    """``ratio``'s gain as a share of the paper's: (ratio − 1) / (paper − 1)."""
+    return (ratio - 1) / (paper_ratio - 1)
 
 
 def _short(where: str) -> str:
@@ -165,9 +189,10 @@ def below_floor(seeds: pd.DataFrame, n: int, floor: Floor = FLOOR) -> list[str]:
     return missed
 
 
-def judge(ratio: Interval, expected: float | None, missed: list[str]) -> tuple[Word, str]:
-    """The word for ``ratio`` given the paper's ratio (``expected``; None: the paper's claim
-    that ADMS is faster) and what the run missed of the floor."""
+def judge(ratio: Interval, expected: float | None, missed: list[str],
+          margin: float = MARGIN) -> tuple[Word, str]:
+    """The word for ``ratio`` given the paper's ratio (``expected``; None: the paper has
+    none for the pair) and what the run missed of the floor."""
     if missed:
         return Word.INVALID, "below the validity floor: " + "; ".join(missed)
     if any(math.isnan(v) for v in (ratio.low, ratio.high)):
@@ -175,11 +200,26 @@ def judge(ratio: Interval, expected: float | None, missed: list[str]) -> tuple[W
     if ratio.low <= 1 <= ratio.high:
         return Word.INCONCLUSIVE, "the interval spans 1"
     faster = ratio.low > 1
-    paper_faster = expected is None or expected > 1
     side = "above" if faster else "below"
-    if faster == paper_faster:
-        return Word.REPRODUCED, f"the interval lies {side} 1, as the paper's"
-    return Word.NOT_REPRODUCED, f"the interval lies {side} 1, the paper's does not"
+    if expected is None:
+        return (Word.FASTER if faster else Word.SLOWER), f"the interval lies {side} 1"
+    if faster != (expected > 1):
+        return Word.NOT_REPRODUCED, f"the interval lies {side} 1, the paper's does not"
+    return _magnitude(ratio, expected, margin)
+
+
+def _magnitude(ratio: Interval, expected: float, margin: float) -> tuple[Word, str]:
+    """The word for an interval on the paper's side of 1: does it reach the paper's gain
+    within ``margin``?"""
+    low, high = sorted((gain_share(ratio.low, expected), gain_share(ratio.high, expected)))
+    span = f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"
+    said = f"the interval holds {span} of the paper's gain"
+    band = f"the {1 - margin:.0%}-{1 + margin:.0%} margin"
+    if high < 1 - margin:
+        return Word.SMALLER, f"{said}, short of {band}"
+    if low > 1 + margin:
+        return Word.LARGER, f"{said}, beyond {band}"
+    return Word.REPRODUCED, f"{said}, reaching {band}"
 
 
 def _fps(scenario: pd.DataFrame, baseline: str) -> dict[int, float]:
@@ -188,32 +228,34 @@ def _fps(scenario: pd.DataFrame, baseline: str) -> dict[int, float]:
 
 
 def verdict(scenario: pd.DataFrame, adms: str, other: str, device: str, paper_scenario: str,
-            failures: Mapping[str, str] | None = None, floor: Floor = FLOOR) -> Verdict:
+            failures: Mapping[str, str] | None = None, floor: Floor = FLOOR,
+            variants: Mapping[str, str] | None = None) -> Verdict:
     """The verdict of ``adms`` over ``other`` from the per-seed rows of seeds that
-    completed (``scenario``: ``baseline``, ``seed``, ``fps``, ``span_s``, ``frames``)."""
+    completed (``scenario``: ``baseline``, ``seed``, ``fps``, ``span_s``, ``frames``;
+    ``variants``: the rows run with other settings than their named config's)."""
     mine, theirs = _fps(scenario, adms), _fps(scenario, other)
     ratio = ratio_ci(mine, theirs)
-    stated = paper.fig8_ratio(device, paper_scenario, family(other))
-    values = paper.fig8_values(device, paper_scenario)
-    where = values["adms"].source.where if "adms" in values else ""
+    stated = paperpair.paper_ratio(device, paper_scenario, other, variants)
+    made = partial(Verdict, adms, other, ratio, paper=stated.value, paper_where=stated.where,
+                   no_paper=stated.why_none)
     gone = [f"{b} completed no seed" for b, fps in ((adms, mine), (other, theirs)) if not fps]
     if gone:
         why = "; ".join(f"{g} ({(failures or {}).get(g.split()[0], 'no rows')})" for g in gone)
-        return Verdict(adms, other, ratio, Word.INVALID, why, stated, where)
+        return made(Word.INVALID, why)
     both = scenario[scenario["baseline"].isin([adms, other])
                     & scenario["seed"].isin(set(mine) & set(theirs))]
-    word, why = judge(ratio, stated, below_floor(both, ratio.n, floor))
-    return Verdict(adms, other, ratio, word, why, stated, where)
+    return made(*judge(ratio, stated.value, below_floor(both, ratio.n, floor)))
 
 
 def verdicts(scenario: pd.DataFrame, device: str, paper_scenario: str,
              failures: Mapping[str, str] | None = None, floor: Floor = FLOOR,
-             baselines: Collection[str] | None = None) -> list[Verdict]:
+             baselines: Collection[str] | None = None,
+             variants: Mapping[str, str] | None = None) -> list[Verdict]:
     """Every verdict of a run (``baselines``: its rows in run order, failed ones too;
     default: those of ``scenario``)."""
     names = list(baselines) if baselines is not None else (
         [str(b) for b in pd.unique(scenario["baseline"])] if len(scenario) else [])
-    return [verdict(scenario, a, o, device, paper_scenario, failures, floor)
+    return [verdict(scenario, a, o, device, paper_scenario, failures, floor, variants)
             for a, o in pairs(names)]
 
 
@@ -254,14 +296,17 @@ def of_run(run: RunData, metrics: Metrics, device: str, paper_scenario: str
     scenario = without_failed(metrics.scenario, failed_seeds_of(run.manifest))
     names = list(dict.fromkeys([*(str(b) for b in pd.unique(metrics.scenario["baseline"])),
                                 *failed])) if len(metrics.scenario) else []
-    found = verdicts(scenario, device, paper_scenario, failed, baselines=names)
+    found = verdicts(scenario, device, paper_scenario, failed, baselines=names,
+                     variants=variants(run.folder))
     return found, headline(found, scenario, failed)
 
 
 # -- renderings -----------------------------------------------------------------------------
 
 #: a word's colour in the terminal and the HTML report
-COLOURS: Mapping[Word, str] = {Word.REPRODUCED: "green", Word.NOT_REPRODUCED: "red",
+COLOURS: Mapping[Word, str] = {Word.REPRODUCED: "green", Word.SMALLER: "blue",
+                               Word.LARGER: "blue", Word.NOT_REPRODUCED: "red",
+                               Word.FASTER: "cyan", Word.SLOWER: "red",
                                Word.INCONCLUSIVE: "yellow", Word.INVALID: "magenta"}
 
 
@@ -270,10 +315,12 @@ def title(v: Verdict, shown: Callable[[str], str] = str) -> str:
     return f"{shown(v.adms)} / {shown(v.other)}: {v.word.value.upper()}"
 
 
-def markdown(found: list[Verdict], shown: Callable[[str], str] = str) -> str:
-    """The verdicts as Markdown, one quoted box each ("" without any)."""
+def markdown(found: list[Verdict], shown: Callable[[str], str] = str, line: str = "") -> str:
+    """The verdicts as Markdown, one quoted box each, under the headline ``line`` when
+    given ("" without any box)."""
     boxes = [f"> **{title(v, shown)}**  \n> " + "  \n> ".join(v.lines()) for v in found]
-    return "\n\n".join(boxes) + ("\n" if boxes else "")
+    top = [f"**{line}**"] if line and boxes else []
+    return "\n\n".join([*top, *boxes]) + ("\n" if boxes else "")
 
 
 #: a verdict box's width in the terminal (two side by side in 80 columns)
@@ -281,9 +328,10 @@ BOX_WIDTH = 39
 
 
 def rich_boxes(found: list[Verdict], shown: Callable[[str], str] = str,
-               width: int = 80) -> RenderableType:
+               width: int = 80, line: str = "") -> RenderableType:
     """The verdicts as ``rich`` boxes side by side (as many as ``width`` holds), the word
-    in its colour; every line wraps inside its box, none is cut."""
+    in its colour, under the headline ``line`` when given; every line wraps inside its
+    box, none is cut."""
     if not found:
         return Text("verdict: no ADMS row beside a Band or TFLite row in this run")
     boxes = []
@@ -292,8 +340,9 @@ def rich_boxes(found: list[Verdict], shown: Callable[[str], str] = str,
         body.append(v.word.value.upper(), style=f"bold {COLOURS[v.word]}")
         body.append("\n" + "\n".join(v.lines()))
         boxes.append(Panel(body, width=min(BOX_WIDTH, width), expand=False))
-    return Group(Text("verdict: ADMS FPS over each baseline's (docs/verdict.md)",
-                      style="bold"), Columns(boxes, padding=(0, 1)))
+    top = [Text(line, style="bold")] if line else []
+    return Group(*top, Text("verdict: ADMS FPS over each baseline's (docs/verdict.md)"),
+                 Columns(boxes, padding=(0, 1)))
 
 
 #: the per-Band table's title

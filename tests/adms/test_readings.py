@@ -5,6 +5,8 @@ handoff from the processor its last subgraph ran on."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from adms.config import AdmsConf, IdleOrder, LatencyReading, Pairing, ScoreOrder
@@ -132,7 +134,7 @@ def test_the_policy_takes_its_handoffs_from_the_device_and_a_trace_keeps_them() 
     assert AdmsPolicy.from_trace(AdmsConf(), header).handoff == policy.handoff
 
 
-READINGS = {
+READINGS: dict[str, dict[str, Any]] = {
     "adms_asks": {"pairing": Pairing.processor_asks, "idle_order": IdleOrder.device},
     "adms_asks_reverse": {"pairing": Pairing.processor_asks, "idle_order": IdleOrder.reverse},
     "adms_asks_load": {"pairing": Pairing.processor_asks, "idle_order": IdleOrder.load},

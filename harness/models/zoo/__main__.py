@@ -23,10 +23,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from harness.models import zoo
 from harness.seams.errors import Parser, cli_guard
+from harness.seams.fitting import fitted, terminal_console
 from harness.seams.graph import ModelGraph
 
 
@@ -54,32 +54,29 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _table(title: str, graphs: Sequence[ModelGraph], seconds: dict[str, float] | None = None
-           ) -> Table:
-    table = Table(title=title)
-    for column in ("model", "input", "ops", "params", "MB", "top op types", "paper ops", "dev"):
-        left = column in ("model", "top op types")
-        table.add_column(column, justify="left" if left else "right",
-                         no_wrap=column != "top op types")
-    if seconds is not None:
-        table.add_column("build s", justify="right")
-    for graph in graphs:
-        model = zoo.get(graph.name)
-        dev = zoo.deviation(model, graph.num_ops)
-        row = [
-            model.name + (" (int8)" if model.quantized else ""),
-            "×".join(str(d) for d in model.input_shape),
-            str(graph.num_ops),
-            f"{graph.parameter_count / 1e6:.2f}M",
-            f"{graph.weight_bytes / 1e6:.1f}",
-            zoo.op_mix(graph),
-            "" if model.paper_ops is None else str(model.paper_ops),
-            "" if dev is None else f"{100 * dev:+.1f}%",
-        ]
-        if seconds is not None:
-            row.append(f"{seconds[graph.name]:.0f}")
-        table.add_row(*row)
-    return table
+#: the zoo table's columns; "top op types" is free text and folds
+HEADERS = ("model", "input", "ops", "params", "MB", "top op types", "paper ops", "dev")
+
+
+def _row(graph: ModelGraph) -> list[str]:
+    model = zoo.get(graph.name)
+    dev = zoo.deviation(model, graph.num_ops)
+    return [model.name + (" (int8)" if model.quantized else ""),
+            "×".join(str(d) for d in model.input_shape), str(graph.num_ops),
+            f"{graph.parameter_count / 1e6:.2f}M", f"{graph.weight_bytes / 1e6:.1f}",
+            zoo.op_mix(graph), "" if model.paper_ops is None else str(model.paper_ops),
+            "" if dev is None else f"{100 * dev:+.1f}%"]
+
+
+def _print_table(console: Console, title: str, graphs: Sequence[ModelGraph],
+                 seconds: dict[str, float] | None = None) -> None:
+    """The zoo table fitted to the console (the op types fold, no cell is cut)."""
+    headers = [*HEADERS, *(["build s"] if seconds is not None else [])]
+    rows = [[*_row(g), *([f"{seconds[g.name]:.0f}"] if seconds is not None else [])]
+            for g in graphs]
+    fold = (HEADERS.index("top op types"),)
+    for part in fitted(headers, rows, console.width, title, left=(0, *fold), fold=fold):
+        console.print(part)
 
 
 def cmd_list(console: Console) -> None:
@@ -89,7 +86,7 @@ def cmd_list(console: Console) -> None:
             graphs.append(zoo.load_graph(name))
         else:
             console.print(f"[yellow]{name}: no committed profile[/]")
-    console.print(_table("model zoo (committed profiles)", graphs))
+    _print_table(console, "model zoo (committed profiles)", graphs)
 
 
 @contextlib.contextmanager
@@ -140,12 +137,12 @@ def cmd_build(args: argparse.Namespace, console: Console) -> None:
         seconds[name] = time.perf_counter() - start
         console.print(f"built {name}: {path} ({graph.num_ops} ops, {seconds[name]:.0f} s)")
         graphs.append(graph)
-    console.print(_table(f"model zoo (seed {args.seed}, cache {args.cache})", graphs, seconds))
+    _print_table(console, f"model zoo (seed {args.seed}, cache {args.cache})", graphs, seconds)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
-    console = Console(width=None if sys.stdout.isatty() else 160)
+    console = terminal_console()
     with cli_guard():
         if args.command == "list":
             cmd_list(console)

@@ -56,6 +56,19 @@ def test_the_runs_index_is_kept_and_rebuilt(tmp_path: Path) -> None:
     assert runindex.root_of(tmp_path / "elsewhere") is None
 
 
+def test_a_run_that_failed_before_its_manifest_shows_its_device_and_error(tmp_path: Path
+                                                                          ) -> None:
+    folder = tmp_path / "results" / "host" / "c"
+    (folder / ".hydra").mkdir(parents=True)
+    (folder / ".hydra" / "config.yaml").write_text(
+        "device:\n  name: host\nscenario:\n  name: frs\n")
+    (folder / "manifest.json").write_text(json.dumps(
+        {"status": "failed", "error": "model 'x.tflite' needs custom op 'Y'"}))
+    line = runindex.runs(tmp_path / "results")[0].line()
+    assert line.startswith("host/c\n    host (unknown) frs failed")
+    assert line.endswith("failed: model 'x.tflite' needs custom op 'Y'")
+
+
 def test_plain_progress_prints_a_line_every_few_seconds_and_at_the_end() -> None:
     out, now = io.StringIO(), [0.0]
     with plain_progress(out, every_s=5, clock=lambda: now[0]) as start:

@@ -77,7 +77,20 @@ def test_bad_input_in_process_is_one_line_and_exit_2(
 
 
 def test_dry_run_prints_the_plan_and_measures_nothing(tmp_path: Path) -> None:
-    proc = run_harness("dry_run=true", f"hydra.run.dir={tmp_path}", cwd=ROOT)
+    proc = run_harness("dry_run=true", f"hydra.run.dir={tmp_path / 'run'}", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert "TWIN" in proc.stdout and "nothing was measured" in proc.stdout
-    assert not (tmp_path / "requests.parquet").exists()
+    assert not (tmp_path / "run").exists()  # no empty folder left behind
+
+
+def test_a_dry_run_refuses_a_model_the_run_would_refuse(tmp_path: Path) -> None:
+    from tests.harness.test_byo import custom_op_model
+
+    model = custom_op_model(tmp_path / "lmk.tflite", "Landmarks2TransformMatrix")
+    proc = run_harness("dry_run=true", "device=host", "scenario=single",
+                       f"scenario.models=[{model}]", f"zoo_cache={tmp_path / 'cache'}",
+                       f"hydra.run.dir={tmp_path / 'run'}", cwd=ROOT)
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error: ")]
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr  # (LiteRT's INFO line
+    assert len(errors) == 1 and "Landmarks2TransformMatrix" in errors[0]  # comes first)
+    assert "estimate" not in proc.stdout

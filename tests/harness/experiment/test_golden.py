@@ -4,8 +4,9 @@ The twins draw latency noise (``noise_sigma: 0.05``) and traffic from generators
 ``seed.base``, so a seed fixes every row. The run's ``requests`` table is reduced to a digest —
 the sha256 of its canonical CSV (rows sorted by baseline and request id, columns in schema
 order) plus human-readable figures (rows and ``ok`` requests per baseline and model, FPS per
-baseline) and which reading of the paper's rule ``adms`` is — and compared with the committed ``golden/k50pro_frs_seed0.json`` beside this
-file. The figures are compared first, so a change shows as a readable diff before the hash.
+baseline) and which reading of the paper's rule ``adms`` is — and compared with the
+committed ``golden/k50pro_frs_seed0.json`` beside this file. The figures are compared first,
+so a change shows as a readable diff before the hash.
 
 A deliberate change of behaviour (a scheduler, the twin, the traffic) changes the golden run.
 Regenerate the file, review the figures' diff, and commit it with the change::

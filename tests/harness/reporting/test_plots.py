@@ -47,3 +47,22 @@ def test_fps_plot_keeps_a_slot_for_a_failed_baseline(tmp_path: Path) -> None:
                             {"band": "out of memory on k50pro at 1.46 s (every seed)"})
     assert marked.read_bytes()[:8] == PNG_MAGIC
     assert _red_pixels(marked) > _red_pixels(plain) + 50  # the red "failed" label
+
+
+def test_no_thermal_plot_where_no_processor_has_such_a_sensor(tmp_path: Path) -> None:
+    import dataclasses
+
+    run = small_run(tmp_path / "run")
+    sensors = run.sensors.copy()
+    sensors["temperature_c"] = np.nan
+    sensors["frequency_hz"] = np.nan  # a host VM: no thermal zone, no cpufreq
+    bare = dataclasses.replace(run, sensors=sensors)
+    names = {p.name for p in plots.plot_all(bare, tmp_path / "out")}
+    assert "thermal.png" not in names and "power.png" in names
+    # a device with a frequency but no temperature gets one row of panels, not two
+    sensors["frequency_hz"] = run.sensors["frequency_hz"]
+    half = plots.thermal_plot(dataclasses.replace(run, sensors=sensors),
+                              run_identity(run.manifest), tmp_path / "half.png")
+    whole = plots.thermal_plot(run, run_identity(run.manifest), tmp_path / "whole.png")
+    with Image.open(half) as a, Image.open(whole) as b:
+        assert a.size[1] < b.size[1]

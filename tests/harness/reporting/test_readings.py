@@ -12,7 +12,7 @@ import pytest
 
 from harness.reporting import readings
 
-FPS = {  # baseline -> FPS on seeds 0, 1, 2
+FPS: dict[str, tuple[float, ...]] = {  # baseline -> FPS on seeds 0, 1, 2
     "tflite_gpu": (20.0, 20.0, 20.0),
     "band": (40.0, 44.0, 42.0),
     "band_sel": (50.0, 50.0, 50.0),  # the strongest Band row

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from harness.reporting import report
+from harness.reporting import report, summaryfiles
 from tests.harness.reporting.test_metrics import small_run
 
 SESSION_MANIFEST = {"device": "k50pro", "device_kind": "host",
@@ -45,7 +45,7 @@ def test_identity_from_session_manifest(kind: str, said: dict[str, str], words: 
 
 def test_summary_csv_columns(tmp_path: Path) -> None:
     run = small_run(tmp_path)
-    path = report.summary_csv(run)
+    path = summaryfiles.summary_csv(run)
     table = pd.read_csv(path)
     assert path == tmp_path / "summary.csv"
     assert list(table.columns[:5]) == ["device_kind", "device", "scenario", "baseline",
@@ -136,3 +136,11 @@ def test_tflite_is_labelled_an_oracle_and_both_ratios_are_shown(tmp_path: Path) 
     adms = table.set_index("baseline").loc["adms"]
     assert adms["fps_vs_tflite_gpu"] == pytest.approx(adms["fps"] / table.set_index(
         "baseline").loc["tflite_gpu", "fps"])
+
+
+def test_summary_md_opens_with_the_headline_then_the_boxes(tmp_path: Path) -> None:
+    run = small_run(tmp_path)
+    text = summaryfiles.summary_md(run).read_text()
+    assert text.startswith("**Paper (Redmi K50 Pro, FRS): ADMS 4.04× TFLite, 1.21× Band. "
+                           "This run (adms): ")
+    assert text.index("> **adms / band") < text.index("| baseline |")

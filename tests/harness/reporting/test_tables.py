@@ -11,6 +11,7 @@ import pytest
 from rich.console import Console
 
 from harness.reporting import names, report, tables
+from harness.seams import fitting
 from tests.harness.reporting.test_metrics import small_run
 
 
@@ -36,17 +37,17 @@ def test_every_printed_table_fits_without_cutting_a_cell(tmp_path: Path, width: 
         assert shown in text, shown
     # the long name folds in the tables, whole: its pieces on consecutive lines
     assert "finish_time]" in text
-    assert len(tables.parts(["baseline", *"abcdefghij"], [["x" * 51, *"0123456789"]],
+    assert len(fitting.parts(["baseline", *"abcdefghij"], [["x" * 51, *"0123456789"]],
                             80)) == 1
 
 
 def test_a_narrow_console_splits_columns_and_repeats_the_names() -> None:
     headers = ["baseline", *(f"column {k}" for k in range(12))]
     rows = [["a long baseline name", *("12.34 ± 5.67" for _ in range(12))]]
-    split = tables.parts(headers, rows, 80)
+    split = fitting.parts(headers, rows, 80)
     assert len(split) > 1 and all(part[0] == 0 for part in split)
     assert sorted(k for part in split for k in part[1:]) == list(range(1, 13))
-    sizes = [w + tables.PER_COLUMN for w in tables.widths(headers, rows)]
+    sizes = [w + fitting.PER_COLUMN for w in fitting.widths(headers, rows)]
     assert all(1 + sum(sizes[k] for k in part) <= 80 for part in split)
 
 

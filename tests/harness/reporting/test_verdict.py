@@ -1,4 +1,4 @@
-"""The verdict's four words on hand-made runs, and the intervals behind them."""
+"""The verdict's words on hand-made runs, and the intervals behind them."""
 
 from __future__ import annotations
 
@@ -27,23 +27,80 @@ def per_seed(fps: dict[str, list[float]], span_s: float = 30.0, frames: int = 90
 BAND = [37.0, 38.0, 36.5, 37.5, 38.5]
 
 
+TFLITE = [11.0, 11.5, 10.8, 11.2, 11.1]
+
+
 def judged(adms: list[float], other: str = "band", **kw: object) -> verdict.Verdict:
-    run = per_seed({"band": BAND, "tflite": [11.0, 11.5, 10.8, 11.2, 11.1], "adms": adms},
+    run = per_seed({"band": BAND, "tflite": TFLITE, "tflite_gpu": TFLITE, "adms": adms},
                    **kw)  # type: ignore[arg-type]
     return verdict.verdict(run, "adms", other, "k50pro", "frs")
 
 
-def test_reproduced_when_the_interval_lies_on_the_papers_side_of_1() -> None:
+def scaled(ratio: float, of: list[float] = BAND) -> list[float]:
+    """ADMS's FPS at ``ratio`` times ``of``'s, seed by seed, with a little noise."""
+    return [ratio * v + d for v, d in zip(of, [0.1, -0.1, 0.05, -0.05, 0.0], strict=True)]
+
+
+def test_reproduced_when_the_interval_reaches_the_papers_ratio() -> None:
     found = judged([45.0, 46.0, 44.5, 45.5, 46.5])
     assert found.word is Word.REPRODUCED
     assert found.paper == pytest.approx(1.21) and found.ratio.low > 1
-    assert "within ours" in found.magnitude
+    assert found.magnitude.startswith("paper 1.21 (Fig. 8(a)): ours 10")  # ~101% of its gain
+
+
+def test_same_direction_smaller_says_which_share_of_the_papers_gain() -> None:
+    found = judged(scaled(1.10))  # 10% faster where the paper found 21%
+    assert found.word is Word.SMALLER and found.word.value == "same direction, smaller"
+    assert found.ratio.low > 1 and found.ratio.high < 1.21
+    assert found.share == "48% of the paper's gain"
+    assert "short of the 80%-120% margin" in found.why
+    box = verdict.markdown([found])
+    assert "SAME DIRECTION, SMALLER" in box and "48% of the paper's gain" in box
+
+
+def test_within_the_margin_is_reproduced_beyond_it_larger() -> None:
+    assert judged(scaled(1.19)).word is Word.REPRODUCED  # 90% of the gain: in the margin
+    larger = judged(scaled(1.40))
+    assert larger.word is Word.LARGER and larger.share == "190% of the paper's gain"
+
+
+def test_a_small_gain_against_tflite_is_no_reproduction_of_4x() -> None:
+    found = judged(scaled(1.40, TFLITE), "tflite_gpu")
+    assert found.paper == pytest.approx(4.04) and found.word is Word.SMALLER
+    assert found.share == "13% of the paper's gain"
 
 
 def test_not_reproduced_when_it_lies_on_the_other_side() -> None:
     found = judged([30.0, 31.0, 29.5, 30.5, 31.5])
     assert found.word is Word.NOT_REPRODUCED
-    assert "above ours" in found.magnitude  # the paper's 1.21 is above 0.8
+    assert found.share == "" and found.magnitude == "paper 1.21 (Fig. 8(a))"  # no share of
+    # a gain the run lost
+
+
+def test_no_paper_ratio_for_the_oracle_the_paper_never_ran() -> None:
+    found = judged(scaled(1.4, TFLITE), "tflite")
+    assert found.paper is None and found.word is Word.FASTER
+    assert "paper 4.04" not in " ".join(found.lines())
+    assert "the paper ran no tflite" in found.lines()[2]
+
+
+def test_a_variant_of_band_gets_no_paper_ratio() -> None:
+    run = per_seed({"band": BAND, "adms": scaled(1.21)})
+    found = verdict.verdict(run, "adms", "band", "k50pro", "frs",
+                            variants={"band": "scheduler=heft"})
+    assert found.paper is None and found.word is Word.FASTER
+    assert "variant (scheduler=heft)" in found.no_paper
+
+
+@pytest.mark.parametrize(("device", "scenario", "said"), [
+    ("host", "frs", "host is none of the paper's phones"),
+    ("k50pro", "", "models are not the paper's"),
+    ("p20", "frs", "no ADMS ratio for frs on the Huawei P20")])
+def test_a_setup_the_paper_never_ran_says_so_instead_of_reproduced(
+        device: str, scenario: str, said: str) -> None:
+    run = per_seed({"band": BAND, "adms": scaled(1.21)})
+    found = verdict.verdict(run, "adms", "band", device, scenario)
+    assert found.word is Word.FASTER and found.paper is None and said in found.no_paper
 
 
 def test_inconclusive_when_the_interval_spans_1() -> None:
@@ -75,11 +132,11 @@ def test_invalid_when_the_other_side_completed_no_seed() -> None:
     assert "out of memory" in found[0].why
 
 
-def test_without_a_paper_ratio_the_claim_is_that_adms_is_faster() -> None:
+def test_without_a_paper_ratio_slower_is_said_as_such() -> None:
     found = verdict.verdict(per_seed({"band7": BAND, "adms": [30.0, 31.0, 29.5, 30.5, 31.5]}),
-                            "adms", "band7", "host", "frs")
-    assert found.paper is None and found.word is Word.NOT_REPRODUCED
-    assert "no ratio" in found.lines()[2]
+                            "adms", "band7", "k50pro", "frs")
+    assert found.paper is None and found.word is Word.SLOWER
+    assert found.lines()[2].startswith("no paper ratio: the paper ran no band7")
 
 
 def test_a_lower_floor_lets_a_short_run_be_judged() -> None:

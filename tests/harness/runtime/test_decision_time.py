@@ -57,7 +57,7 @@ def _decide(driver: Driver, runtime: _Runtime, work: int, job_ids: list[int]) ->
 
 
 def test_a_decision_that_starts_nothing_still_takes_its_time() -> None:
-    driver, clock, engine, runtime = _driver()
+    driver, _, engine, runtime = _driver()
     _decide(driver, runtime, 100, [])  # keeps every processor idle: 1000 ns of the CPU
     _decide(driver, runtime, 50, [7])  # same instant: begins when the first is done
     assert engine.started == [(7, 100 * NS_PER_WORK + 50 * NS_PER_WORK)]

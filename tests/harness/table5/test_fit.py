@@ -21,7 +21,7 @@ def linear(theta: np.ndarray) -> np.ndarray:
 
 def test_known_constants_are_recovered_from_a_linear_twin() -> None:
     truth = np.array([1500.0, 400.0])
-    best, tried = fit(PARAMS, [20.0, 100.0], linear, linear(truth))
+    best, tried = fit(PARAMS, [20.0, 100.0], linear, list(linear(truth)))
     assert best.theta == pytest.approx(tuple(truth), rel=0.02)
     assert best.cost < 1e-6
     assert tried[0].theta == (20.0, 100.0)
@@ -29,7 +29,7 @@ def test_known_constants_are_recovered_from_a_linear_twin() -> None:
 
 def test_constants_stay_within_their_bounds() -> None:
     # targets below what zero constants give: the best is at the lower bound
-    best, _ = fit(PARAMS, [500.0, 500.0], linear, ROWS[:, 0] * 0.5)
+    best, _ = fit(PARAMS, [500.0, 500.0], linear, list(ROWS[:, 0] * 0.5))
     assert all(0.0 <= t <= 20_000.0 for t in best.theta)
     assert best.theta == pytest.approx((0.0, 0.0), abs=1.0)
 
@@ -39,7 +39,7 @@ def test_the_best_point_is_never_worse_than_the_start() -> None:
         return linear(theta) * (3.0 if theta[0] > 800 else 1.0)
 
     start = [20.0, 100.0]
-    best, tried = fit(PARAMS, start, flips, linear(np.array([1500.0, 400.0])))
+    best, tried = fit(PARAMS, start, flips, list(linear(np.array([1500.0, 400.0]))))
     assert best.cost <= tried[0].cost
     assert best == min(tried, key=lambda p: p.cost)
 

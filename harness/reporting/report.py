@@ -35,7 +35,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from harness.reporting import paper, tables, verdict
+from harness.reporting import coverage, paper, tables, verdict
 from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without_interval
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.names import SHOWN_AS, variants
@@ -329,6 +329,7 @@ def print_comparison(run: RunData, console: Console | None = None,
     table, identity = report_table(run, metrics)
     console = console or terminal_console()
     _, boxes = verdict.of_run(run, metrics, identity.device, identity.paper_scenario)
+    console.print(coverage.flag_text(run.manifest), end="", style="magenta", highlight=False)
     console.print(verdict.rich_boxes(boxes, identity.shown, console.width))
     declared, width = metrics.declared, console.width
     for part in rich_tables(table, identity, columns(declared, Table.THROUGHPUT),
@@ -390,7 +391,7 @@ def summary_csv(run: RunData, path: Path | None = None,
     metrics = metrics if metrics is not None else compute(run)
     table, identity = report_table(run, metrics)
     path = path or run.folder / "summary.csv"
-    _identified(table, identity).to_csv(path, index=False)
+    _identified(coverage.with_flags(table, run.manifest), identity).to_csv(path, index=False)
     per_seed = with_slo_pct(metrics.scenario)
     failed = failed_seeds_of(run.manifest)
     per_seed["run_failed"] = [int(s) in failed.get(str(b), ()) for b, s in

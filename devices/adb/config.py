@@ -203,6 +203,13 @@ class AdbPowerConf:
     rapl_root: str = "/"
 
 
+class Leftovers(Enum):
+    #: stop it on the phone, say so in one line, and run
+    stop = "stop"
+    #: refuse the run in one line
+    refuse = "refuse"
+
+
 @dataclass
 class AdbDeviceConf(DeviceConf):
     _target_: str = "devices.adb.AdbDevice"
@@ -217,6 +224,10 @@ class AdbDeviceConf(DeviceConf):
         default_factory=list, metadata=spec("", ANY, "the processors", non_empty=True))
     sensors: AdbSensorsConf = field(default_factory=AdbSensorsConf)
     power: AdbPowerConf = field(default_factory=AdbPowerConf)
+    # a runner or tool that a run the host lost left running on the phone, found before a
+    # run starts (devices/adb/leftovers.py): `stop` it (and pull its logs into its run
+    # folder), or `refuse` to run beside it
+    leftovers: Leftovers = Leftovers.stop
 
 
 def register() -> None:

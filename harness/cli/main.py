@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "probe": ("harness.probe", "main", "a phone's facts and a draft device YAML"),
     "calibrate": ("harness.calibrate.__main__", "main", "a twin calibrated from a phone"),
     "farm": ("harness.farm.__main__", "main", "a night of the device farm"),
+    "recover": ("harness.experiment.recover", "main", "what a lost phone run left on the phone"),
 }
 #: commands whose entry reads sys.argv itself (no argv parameter)
 ARGV_ONLY = ("paper",)

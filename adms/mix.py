@@ -19,7 +19,7 @@ changes nothing (at most ``max_passes``). Plans and bounds are memoised, so a wi
 does not change a plan (on a processor running every op) costs no second program. Each
 assignment scored solves a program over every model, so a search grows faster than the
 square of the models (measured: 2 s for 5 models, 11 s for 10, minutes for 50): a search
-longer than a few seconds says on stderr what it is doing and how long it will take
+longer than a few seconds says on stdout what it is doing and how long it will take
 (:class:`TuningProgress`).
 
 **Tie rule**: of every assignment tried, those whose bound is within ``tolerance`` (a
@@ -97,7 +97,8 @@ def pick(scores: Sequence[Score], windows: Sequence[int], tolerance: float) -> i
 
 
 class TuningProgress:
-    """What a long search is doing and how long it will take, on stderr: nothing for a
+    """What a long search is doing and how long it will take, on stdout (where a run's
+    progress goes; stderr holds only a failing command's one error line): nothing for a
     search done within :data:`QUIET_S`; then a line every :data:`EVERY_S` naming the pass,
     the model, the assignments scored and the time left, estimated from the time each took
     so far (for this pass, and for every pass the search may still make), and a last line."""
@@ -105,7 +106,7 @@ class TuningProgress:
     def __init__(self, models: int, per_pass: int, passes: int,
                  out: TextIO | None = None) -> None:
         self.models, self.per_pass, self.passes = models, per_pass, passes
-        self.out = out or sys.stderr
+        self.out = out or sys.stdout
         self.began = self.last = time.monotonic()
         self.spoke = False
 

@@ -117,8 +117,9 @@ class AdbServerConf:
     kill_after_s: float = field(default=5.0, metadata=spec(
         "s", NONNEG, "KILL this long after the on-device TERM"))
     # a lost phone (offline, gone from the server): tries, and the first wait between them
-    # (doubling each time), seconds
-    retries: int = field(default=3, metadata=spec("", NONNEG, "tries for a lost phone"))
+    # (doubling each time), seconds; 5 tries from 0.5 s wait 7.5 s in all, which rides out
+    # a serial that blinks for a second (the adb server takes a few seconds to rejoin it)
+    retries: int = field(default=5, metadata=spec("", NONNEG, "tries for a lost phone"))
     backoff_s: float = field(default=0.5, metadata=spec(
         "s", NONNEG, "first wait between tries (doubling)"))
 

@@ -180,8 +180,8 @@ def _close(cfg: RunConf, raw: DictConfig, recorder: RunRecorder, state: SessionS
         _write_manifest(recorder, cfg, raw, state, ending)
     finally:
         recorder.release()
-    for line in ending.get(coverage.FLAGS, ()):
-        Console(stderr=True).print(f"FLAG: {line}", highlight=False)
+    for line in ending.get(coverage.FLAGS, ()) if ending["status"] == "completed" else ():
+        Console(stderr=True).print(f"FLAG: {line}", highlight=False)  # (else: its error)
     if failure is not None:
         raise failure
 

@@ -141,12 +141,12 @@ def test_fifty_models_tuning_say_how_long_they_will_take() -> None:
 
     from tests.fixtures.paths import REPO
 
-    proc = subprocess.Popen([sys.executable, "-c", FIFTY], cwd=REPO, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", FIFTY], cwd=REPO, stdout=subprocess.PIPE,
                             text=True)
     try:
-        assert proc.stderr is not None
-        first = proc.stderr.readline()
-        second = proc.stderr.readline()
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        second = proc.stdout.readline()
     finally:
         proc.kill()
         proc.communicate()

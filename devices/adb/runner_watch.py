@@ -36,6 +36,9 @@ from devices.adb.transport import PhoneLost, ShellResult, Transport
 from harness.seams.errors import UserError
 
 TICK_S = 0.5
+#: more than this between the end of a look and the start of the next (a TICK_S wait), s,
+#: means the host stood still
+HOST_GAP_S = 10 * TICK_S
 
 
 @dataclass
@@ -82,6 +85,8 @@ class RunnerProcess:
     ended: bool = False
     #: why its shell broke while the runner went on running on the phone ("": it did not)
     shell_lost: str = ""
+    #: times the host stood still between two looks, s (not counted as the runner's stall)
+    host_gaps_s: list[float] = field(default_factory=list)
 
     @property
     def pid_file(self) -> str:
@@ -177,12 +182,23 @@ class _Looks:
     def __init__(self, transport: Transport, proc: RunnerProcess, limits: Watch,
                  thread: threading.Thread) -> None:
         self.transport, self.proc, self.limits, self.thread = transport, proc, limits, thread
-        self.last = time.monotonic()
+        self.last = self.seen = time.monotonic()
         self.first: float | None = None
+
+    def _host_gap(self) -> None:
+        """A wait between two looks longer than :data:`HOST_GAP_S`: the host itself stood
+        still (stopped, suspended, a frozen VM) while the runner ran on. That time is no
+        stall of the runner's: the stall clock skips it, and the gap is kept
+        (``host_gaps_s``)."""
+        now = time.monotonic()
+        if now - self.seen > HOST_GAP_S:
+            self.proc.host_gaps_s.append(round(now - self.seen, 3))
+            self.last += now - self.seen
 
     def look(self) -> bool:
         """One look; False when the phone was lost (``proc`` says so)."""
         proc, limits, jobs = self.proc, self.limits, self.proc.logs["jobs"]
+        self._host_gap()
         limits.progress()
         try:
             grew = _pull_all(self.transport, proc.logs.values(), jobs)
@@ -201,6 +217,7 @@ class _Looks:
         except PhoneLost as exc:
             proc.lost, proc.problem = True, str(exc)
             return False
+        self.seen = time.monotonic()  # (the next look's gap is counted from here)
         return True
 
 

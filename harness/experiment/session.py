@@ -55,7 +55,7 @@ from harness.experiment.provenance import git_commit, versions
 from harness.reporting import coverage, runindex
 from harness.reporting.measures import added
 from harness.reporting.report import terminal_console
-from harness.reporting.store import RunRecorder, load_run
+from harness.reporting.store import RunRecorder, load_run, read_manifest, read_table
 from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure
 from harness.seams.units import NS_PER_MS, NS_PER_S
@@ -190,7 +190,7 @@ def _coverage(cfg: RunConf, folder: Path, state: SessionState) -> dict[str, Any]
     """The manifest's ``coverage``, ``min_coverage`` and ``flags``
     (:mod:`harness.reporting.coverage`), from the requests the run closed with."""
     try:
-        requests = load_run(folder).requests
+        requests = read_table(folder, "requests", read_manifest(folder))
     except Exception:  # (an unreadable table was already the run's error)
         return {}
     sc = cfg.scenario

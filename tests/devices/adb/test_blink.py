@@ -20,6 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.reporting.store import load_run
 from tests.devices.adb.fakephone.adbd import Adbd
 from tests.devices.adb.fakephone.phone import FakePhone
@@ -70,6 +72,7 @@ def test_a_blinking_serial_keeps_the_run_and_its_rows(args: list[str], adb_serve
     assert "lost" in facts["shell_lost"] and facts["decisions"] == "clean"
 
 
+@pytest.mark.slow
 def test_a_stopped_host_is_no_stall_of_the_runner(args: list[str], adb_server: AdbServer,
                                                   phone: FakePhone, tmp_path: Path) -> None:
     """The host stopped (SIGSTOP) for longer than the stall limit while the runner runs on the

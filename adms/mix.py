@@ -44,7 +44,7 @@ from typing import Any, TextIO
 
 from adms.config import AdmsConf, TunerKind
 from adms.tuner import Tuned, WindowTuner, _analyze, _read_entries, _write_atomic, graph_digest
-from harness.models.bound import ModelWork, frame_rate_bound
+from harness.models.bound import ChainPool, ModelWork, frame_rate_bound
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind
@@ -165,6 +165,7 @@ class MixTuner:
         self._plans: dict[tuple[str, tuple[tuple[str, int], ...]], ModelPlan] = {}
         self._work: dict[int, ModelWork] = {}
         self._bounds: dict[tuple[int, ...], float] = {}
+        self._pool = ChainPool()
 
     def key(self, graphs: Mapping[str, ModelGraph]) -> str:
         """The cache key: device, costs, and the mix (each model's name and graph hash)."""
@@ -239,7 +240,7 @@ class MixTuner:
         key = tuple(id(p) for p in plans.values())
         if key not in self._bounds:
             work = {m: self._work_of(p) for m, p in plans.items()}
-            bound = frame_rate_bound([p.name for p in processors], work)
+            bound = frame_rate_bound([p.name for p in processors], work, pool=self._pool)
             self._bounds[key] = bound.frames_per_s
         return Score(self._bounds[key], sum(len(p.subgraphs) for p in plans.values()))
 

@@ -261,8 +261,8 @@ def of_run(run: RunData, metrics: Metrics, device: str, paper_scenario: str
 
 
 def flag_short(found: list[Verdict], flagged: Mapping[str, str]) -> list[Verdict]:
-    """Each verdict with a side whose run is flagged (it covered too little of its window,
-    or its wall clock jumped: :mod:`harness.reporting.coverage`) made invalid, saying why."""
+    """Each verdict with a side whose run is flagged (a seed covered less of its window than
+    the run's ``min_coverage``: :mod:`harness.reporting.coverage`) made invalid, saying why."""
     out = []
     for v in found:
         why = [f"{b} {flagged[b]}" for b in (v.adms, v.other) if b in flagged]

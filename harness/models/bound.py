@@ -140,6 +140,8 @@ class ChainPool:
         self._by: dict[tuple[int, tuple[str, ...]],
                        tuple[ModelWork, list[PlanNetwork], list[tuple[np.ndarray, Path]]]]
         self._by = {}
+        #: (id of a model's networks, prices) -> its cheapest chain there (:func:`_cheapest`)
+        self.priced: dict[tuple[int, bytes], tuple[float, np.ndarray, Path]] = {}
 
     def networks(self, model: str, work: ModelWork, index: Mapping[str, int]
                  ) -> list[PlanNetwork]:
@@ -176,7 +178,7 @@ def frame_rate_bound(
         for m, work in enumerate(models.values()):
             for seconds, path in pool.chains(work, names):
                 master.add(m, seconds, path)
-    frames, x = _generate(master, networks, caps)
+    frames, x = _generate(master, networks, caps, None if pool is None else pool.priced)
     if pool is not None:
         _keep(master, pool, list(models.values()), names)
     variables = 1 + sum(net.arcs for nets in networks for net in nets)
@@ -193,15 +195,19 @@ def _keep(master: _Chains, pool: ChainPool, works: Sequence[ModelWork],
 
 
 def _generate(master: _Chains, networks: Sequence[Sequence[PlanNetwork]],
-              caps: np.ndarray) -> tuple[float, np.ndarray]:
+              caps: np.ndarray, memo: dict[tuple[int, bytes], tuple[float, np.ndarray, Path]]
+              | None = None) -> tuple[float, np.ndarray]:
     """Add improving chains to ``master`` until its optimum is the program's (module doc);
-    that optimum: F and the chain rates."""
+    that optimum: F and the chain rates. ``memo``: cheapest chains already found, by
+    networks and prices (a pool's: the same prices recur across its bounds)."""
     ones = np.ones(len(caps))
     for m, nets in enumerate(networks):
-        master.add(m, *_cheapest(nets, ones)[1:])
+        master.add(m, *(_cheapest(nets, ones) if memo is None else
+                        _memo_cheapest(nets, ones, memo))[1:])
     for _ in range(MAX_ROUNDS):
         frames, x, y, lam = master.solve(caps)
-        priced = [_cheapest(nets, y) for nets in networks]
+        priced = [_cheapest(nets, y) if memo is None else _memo_cheapest(nets, y, memo)
+                  for nets in networks]
         total = sum(cost for cost, _, _ in priced)
         if total > 0 and float(caps @ y) / total <= frames * (1 + GAP):
             return frames, x
@@ -210,6 +216,23 @@ def _generate(master: _Chains, networks: Sequence[Sequence[PlanNetwork]],
         if not any(added):
             return frames, x
     raise UserError(f"the frame-rate program did not converge in {MAX_ROUNDS} rounds")
+
+
+#: a pool's memo of cheapest chains is emptied when it holds this many
+MEMO_MAX = 100_000
+
+
+def _memo_cheapest(nets: Sequence[PlanNetwork], y: np.ndarray,
+                   memo: dict[tuple[int, bytes], tuple[float, np.ndarray, Path]]
+                   ) -> tuple[float, np.ndarray, Path]:
+    """:func:`_cheapest`, remembered by networks (their list's identity) and prices."""
+    key = (id(nets), y.tobytes())
+    found = memo.get(key)
+    if found is None:
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        found = memo[key] = _cheapest(nets, y)
+    return found
 
 
 def _cheapest(nets: Sequence[PlanNetwork], y: np.ndarray) -> tuple[float, np.ndarray, Path]:

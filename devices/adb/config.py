@@ -117,8 +117,9 @@ class AdbServerConf:
     kill_after_s: float = field(default=5.0, metadata=spec(
         "s", NONNEG, "KILL this long after the on-device TERM"))
     # a lost phone (offline, gone from the server): tries, and the first wait between them
-    # (doubling each time), seconds
-    retries: int = field(default=3, metadata=spec("", NONNEG, "tries for a lost phone"))
+    # (doubling each time), seconds; 5 tries from 0.5 s wait 7.5 s in all, which rides out
+    # a serial that blinks for a second (the adb server takes a few seconds to rejoin it)
+    retries: int = field(default=5, metadata=spec("", NONNEG, "tries for a lost phone"))
     backoff_s: float = field(default=0.5, metadata=spec(
         "s", NONNEG, "first wait between tries (doubling)"))
 
@@ -203,6 +204,13 @@ class AdbPowerConf:
     rapl_root: str = "/"
 
 
+class Leftovers(Enum):
+    #: stop it on the phone, say so in one line, and run
+    stop = "stop"
+    #: refuse the run in one line
+    refuse = "refuse"
+
+
 @dataclass
 class AdbDeviceConf(DeviceConf):
     _target_: str = "devices.adb.AdbDevice"
@@ -217,6 +225,10 @@ class AdbDeviceConf(DeviceConf):
         default_factory=list, metadata=spec("", ANY, "the processors", non_empty=True))
     sensors: AdbSensorsConf = field(default_factory=AdbSensorsConf)
     power: AdbPowerConf = field(default_factory=AdbPowerConf)
+    # a runner or tool that a run the host lost left running on the phone, found before a
+    # run starts (devices/adb/leftovers.py): `stop` it (and pull its logs into its run
+    # folder), or `refuse` to run beside it
+    leftovers: Leftovers = Leftovers.stop
 
 
 def register() -> None:

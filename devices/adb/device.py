@@ -30,8 +30,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from devices.adb import leftovers
 from devices.adb.band_run import run_band
-from devices.adb.config import AdbDeviceConf
+from devices.adb.config import AdbDeviceConf, Leftovers
 from devices.adb.phone import Phone, connect
 from devices.adb.profiling import PhoneProfiles
 from devices.adb.runner_exe import RunnerOnPhone, push_runner
@@ -85,6 +86,9 @@ class AdbDevice(DeviceDefaults):
         self.conf, self.paths = conf, dict(context.paths)
         self.graphs, self.cache_dir = dict(context.graphs), context.cache_dir
         self.phone = connect(conf)
+        self.phone.host_run = leftovers.this_run()
+        leftovers.settle(self.phone.transport, conf.remote_dir,
+                         refuse=conf.leftovers is Leftovers.refuse)
         self.slices = PhoneSlices(context.cache_dir, self.phone.deployer, self.paths)
         self._runner: RunnerOnPhone | None = None
         self._profiles: PhoneProfiles | None = None

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from devices.adb import leftovers
 from devices.adb.clock import RunClock, sync_clock
 from devices.adb.conditioning import Conditioning
 from devices.adb.config import AdbPowerConf, PowerMonitorKind
@@ -118,6 +119,8 @@ class Measurement:
                 step()
             except UserError as problem:
                 self.problems.append(f"{step.__name__}: {problem}")
+        if self.folder:
+            leftovers.finish(self.phone.transport, self.folder)
 
     def _sensor_rows(self) -> None:
         if self.loop_pid is None or self.clock is None:

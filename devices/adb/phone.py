@@ -15,6 +15,7 @@ import posixpath
 import time
 from dataclasses import dataclass, field
 
+from devices.adb import leftovers
 from devices.adb.config import AdbDeviceConf, AdbProcessorConf
 from devices.adb.deploy import Deployer
 from devices.adb.probe import PROBE_SCRIPT, PhoneFacts, parse_probe
@@ -30,6 +31,8 @@ class Phone:
     transport: Transport
     facts: PhoneFacts
     deployer: Deployer = field(init=False)
+    #: the host's run folder, written into each phone run folder (devices.adb.leftovers)
+    host_run: str = ""
 
     def __post_init__(self) -> None:
         self.deployer = Deployer(self.transport, self.conf.remote_dir)
@@ -50,6 +53,7 @@ class Phone:
         """A fresh folder on the phone for one baseline's logs."""
         folder = posixpath.join(self.conf.remote_dir, "runs", f"{tag}_{time.time_ns()}")
         self.transport.check(f"mkdir -p {folder}", "making a run folder")
+        leftovers.mark(self.transport, folder, self.host_run)
         return folder
 
     def sensor_plan(self) -> SensorPlan:

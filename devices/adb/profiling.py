@@ -26,6 +26,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from devices.adb import leftovers
 from devices.adb.phone import Phone
 from devices.adb.runner_exe import RunnerOnPhone
 from devices.adb.runner_plan import PlacedSlice, model_line, processor_line, subgraph_line
@@ -111,7 +112,9 @@ class PhoneProfiles:
                                       "--warmup", "1")
         self.phone.transport.check(command, "profiling subgraphs with the runner",
                                    self.phone.conf.tools.grace_s)
-        return parse_profile(self.phone.transport.pull_text(out))
+        found = parse_profile(self.phone.transport.pull_text(out))
+        leftovers.finish(self.phone.transport, folder)
+        return found
 
 
 def _safe(serial: str) -> str:

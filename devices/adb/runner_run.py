@@ -176,7 +176,8 @@ class RunnerRun:
                  **self.loop_facts(run, flags),
                  "traffic_start_phone_ns": live.t0_ns, "end_ns": written.end_ns,
                  "requests": written.statuses, "subgraph_rows": written.subgraphs,
-                 "late_job_lines": written.late_jobs,
+                 "late_job_lines": written.late_jobs, "shell_lost": proc.shell_lost or None,
+                 "host_gaps_s": proc.host_gaps_s,
                  **self.phone.deployer.facts(), "measurement": measurement.facts(),
                  "decisions": self._replay(run, proc)}
         self._raise(run, proc, limit)

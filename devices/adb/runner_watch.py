@@ -12,7 +12,10 @@ slices) is stalled: it is killed on the phone by the process id it wrote first. 
 running a closed loop (which counts requests, not time) is stopped the same way once its
 traffic's time and a drain have passed since its first job (``stop_s``): its lines up to
 then are flushed (every second), and the rows keep the requests issued within the traffic's
-time. Nothing the runner does raises out of the watch: how it ended is in its
+time. A phone whose serial blinks is retried (every look is an idempotent call); a runner
+whose shell broke under it is followed once the phone answers again, by its process id,
+until it ends (``shell_lost``), so the rows it logged meanwhile are kept. Nothing the runner
+does raises out of the watch: how it ended is in its
 :class:`RunnerProcess` for :func:`failure` to word once the rows are written. What raises
 out of it is the host's own ending (an interruption, SIGINT or SIGTERM, comes as
 :class:`KeyboardInterrupt` while it waits): the runner is then killed on the phone and its
@@ -33,6 +36,9 @@ from devices.adb.transport import PhoneLost, ShellResult, Transport
 from harness.seams.errors import UserError
 
 TICK_S = 0.5
+#: more than this between the end of a look and the start of the next (a TICK_S wait), s,
+#: means the host stood still
+HOST_GAP_S = 10 * TICK_S
 
 
 @dataclass
@@ -52,7 +58,7 @@ class LogTail:
         """Copy what was added since the last pull; whether anything was."""
         self.began_s = time.monotonic()
         got = transport.shell(f"tail -c +{self.size + 1} {shlex.quote(self.path)} 2>/dev/null",
-                              retry=False)
+                              retry=True)
         self.text += got.stdout
         self.size += len(got.stdout.encode())
         self.ended_s = time.monotonic()
@@ -77,6 +83,10 @@ class RunnerProcess:
     #: its shell returned (not its thread's ``is_alive``: a KeyboardInterrupt in ``join``
     #: marks a running thread stopped, CPython 3.11's ``Thread._wait_for_tstate_lock``)
     ended: bool = False
+    #: why its shell broke while the runner went on running on the phone ("": it did not)
+    shell_lost: str = ""
+    #: times the host stood still between two looks, s (not counted as the runner's stall)
+    host_gaps_s: list[float] = field(default_factory=list)
 
     @property
     def pid_file(self) -> str:
@@ -130,33 +140,85 @@ def watch(transport: Transport, proc: RunnerProcess, limit_s: float, limits: Wat
 
 def _follow(transport: Transport, proc: RunnerProcess, limits: Watch,
             thread: threading.Thread) -> None:
-    jobs = proc.logs["jobs"]
-    last = time.monotonic()
-    first: float | None = None
+    looks = _Looks(transport, proc, limits, thread)
     while thread.is_alive():
         thread.join(TICK_S)
-        limits.progress()
-        try:
-            grew = _pull_all(transport, proc.logs.values(), jobs)
-        except PhoneLost as exc:
-            proc.lost, proc.problem = True, str(exc)
+        if not looks.look():
             return
-        limits.pulled()
-        try:
-            if grew:
-                last = time.monotonic()
-                first = last if first is None and jobs.text.count("\n") > 1 else first
-            elif time.monotonic() - last > (limits.stall_s if first else limits.first_s):
-                proc.stalled_s = time.monotonic() - last
-                _kill(transport, proc, thread)
-            if limits.stop_s and first and time.monotonic() - first > limits.stop_s:
-                proc.stopped = True
-                _kill(transport, proc, thread)
-        except PhoneLost as exc:
-            proc.lost, proc.problem = True, str(exc)
+    if proc.lost and proc.result is None:
+        _reattach(transport, proc, looks)
+        if proc.lost:
             return
     _final_pull(transport, proc)
     limits.pulled()
+
+
+def _reattach(transport: Transport, proc: RunnerProcess, looks: _Looks) -> None:
+    """The runner's shell broke (the phone's serial blinked, the link dropped) but the
+    runner may still run on the phone: once the phone answers again, follow its logs
+    until its process ends, as while its shell lived. Only a phone that never comes back
+    (a retried call lost) leaves the run lost."""
+    proc.shell_lost, proc.lost, proc.problem = proc.problem, False, ""
+    try:
+        while _running(transport, proc):
+            time.sleep(TICK_S)
+            if not looks.look():
+                return
+    except PhoneLost as exc:
+        proc.lost, proc.problem = True, str(exc)
+
+
+def _running(transport: Transport, proc: RunnerProcess) -> bool:
+    """Whether the process named by the runner's pid file still runs (a retried call)."""
+    pid = shlex.quote(proc.pid_file)
+    return transport.shell(f"kill -0 $(cat {pid} 2>/dev/null) 2>/dev/null && echo yes",
+                           retry=True).stdout.strip() == "yes"
+
+
+class _Looks:
+    """One look at a running runner every tick: progress, its logs pulled, a stall or the
+    end of its traffic's time acted on (module docstring)."""
+
+    def __init__(self, transport: Transport, proc: RunnerProcess, limits: Watch,
+                 thread: threading.Thread) -> None:
+        self.transport, self.proc, self.limits, self.thread = transport, proc, limits, thread
+        self.last = self.seen = time.monotonic()
+        self.first: float | None = None
+
+    def _host_gap(self) -> None:
+        """A wait between two looks longer than :data:`HOST_GAP_S`: the host itself stood
+        still (stopped, suspended, a frozen VM) while the runner ran on. That time is no
+        stall of the runner's: the stall clock skips it, and the gap is kept
+        (``host_gaps_s``)."""
+        now = time.monotonic()
+        if now - self.seen > HOST_GAP_S:
+            self.proc.host_gaps_s.append(round(now - self.seen, 3))
+            self.last += now - self.seen
+
+    def look(self) -> bool:
+        """One look; False when the phone was lost (``proc`` says so)."""
+        proc, limits, jobs = self.proc, self.limits, self.proc.logs["jobs"]
+        self._host_gap()
+        limits.progress()
+        try:
+            grew = _pull_all(self.transport, proc.logs.values(), jobs)
+            limits.pulled()
+            if grew:
+                self.last = time.monotonic()
+                if self.first is None and jobs.text.count("\n") > 1:
+                    self.first = self.last
+            elif time.monotonic() - self.last > (limits.stall_s if self.first
+                                                 else limits.first_s):
+                proc.stalled_s = time.monotonic() - self.last
+                _kill(self.transport, proc, self.thread)
+            if limits.stop_s and self.first and time.monotonic() - self.first > limits.stop_s:
+                proc.stopped = True
+                _kill(self.transport, proc, self.thread)
+        except PhoneLost as exc:
+            proc.lost, proc.problem = True, str(exc)
+            return False
+        self.seen = time.monotonic()  # (the next look's gap is counted from here)
+        return True
 
 
 def _pull_all(transport: Transport, logs: Iterable[LogTail], jobs: LogTail) -> bool:
@@ -178,7 +240,7 @@ def _final_pull(transport: Transport, proc: RunnerProcess) -> None:
 
 
 def _kill(transport: Transport, proc: RunnerProcess, thread: threading.Thread) -> None:
-    transport.shell(kill_command([proc.pid_file]), retry=False)
+    transport.shell(kill_command([proc.pid_file]), retry=True)
     thread.join()
 
 
@@ -212,6 +274,8 @@ def failure(proc: RunnerProcess, limit_s: float) -> str | None:
     if proc.stalled_s:
         return (f"the runner stalled (its job log did not grow for {proc.stalled_s:.0f} s) "
                 f"and was killed on the phone (device.tools.stall_s)")
+    if proc.result is None and proc.shell_lost and not proc.lost:
+        return None  # (followed to its end once the phone came back; its exit unknown)
     if proc.result is None:
         return proc.problem or "the runner did not run"
     code = proc.result.exit_code

@@ -31,7 +31,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -53,6 +53,10 @@ HOST_SLACK_S = 10.0
 
 class PhoneLost(UserError):
     """The phone went away (offline, unplugged, adbd killed) and did not come back."""
+
+
+class TransferDeadline(UserError):
+    """A call to the phone (a push, a pull, a shell) did not end within its deadline."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +95,14 @@ class TrackingClient(AdbClient):
         return conn
 
     @contextmanager
-    def closing(self) -> Iterator[None]:
-        self._local.opened = []
+    def closing(self) -> Iterator[list[Any]]:
+        """The connections a call opens (yielded: a watchdog may close them), closed after."""
+        opened: list[Any] = []
+        self._local.opened = opened
         try:
-            yield
+            yield opened
         finally:
-            for conn in self._local.opened:
+            for conn in opened:
                 conn.close()
             self._local.opened = None
 
@@ -131,7 +137,8 @@ class Transport:
             if host not in ("127.0.0.1", "localhost"):
                 raise UserError(f"no adb server answers at {host}:{port} (device.adb.host/port)")
             _start_server(port)
-        return TrackingClient(host, port, socket_timeout=self.server.transfer_timeout_s)
+        return TrackingClient(host, port,
+                              socket_timeout=self.server.transfer_timeout_s + HOST_SLACK_S)
 
     def attached(self) -> dict[str, str]:
         """Serial -> state of every device the server lists."""
@@ -171,7 +178,7 @@ class Transport:
         wait_s = limit + self.server.kill_after_s + HOST_SLACK_S
         call = self._retrying if retry else self._once
         raw = call(f"shell {command[:60]!r}",
-                   lambda: self.device.shell2(wrapped, timeout=wait_s, v2=True))
+                   lambda: self.device.shell2(wrapped, timeout=wait_s, v2=True), wait_s)
         return ShellResult(raw.returncode, raw.stdout, raw.stderr)
 
     def check(self, command: str, what: str, limit_s: float | None = None) -> str:
@@ -187,8 +194,8 @@ class Transport:
             self.device.sync.push(local, remote, mode=mode)
 
         try:
-            self._retrying(f"push {local.name}", send)
-        except PhoneLost:
+            self._retrying(f"push of {local.name}", send, self.server.transfer_timeout_s)
+        except (PhoneLost, TransferDeadline):
             raise
         except AdbError as exc:
             raise UserError(f"push of {local} to {remote} failed: {exc}") from None
@@ -199,27 +206,45 @@ class Transport:
 
     def stat_size(self, remote: str) -> int | None:
         """Size of a file on the phone, None if absent."""
-        info = self._retrying(f"stat {remote}", lambda: self.device.sync.stat(remote))
+        info = self._retrying(f"stat {remote}", lambda: self.device.sync.stat(remote),
+                              self.server.command_timeout_s)
         return int(info.size) if info.mtime is not None else None
 
     def pull_text(self, remote: str) -> str:
         """A text file's content (undecodable bytes replaced)."""
         try:
-            data = self._retrying(f"pull {remote}",
-                                  lambda: self.device.sync.read_bytes(remote))
-        except PhoneLost:
+            data = self._retrying(f"pull of {remote}",
+                                  lambda: self.device.sync.read_bytes(remote),
+                                  self.server.transfer_timeout_s)
+        except (PhoneLost, TransferDeadline):
             raise
         except AdbError as exc:
             raise UserError(f"pull of {remote} failed: {exc}") from None
         return data.decode("utf-8", errors="replace")
 
-    def _call(self, call: Callable[[], T]) -> T:
-        with self.client.closing():
-            return call()
+    def _call(self, call: Callable[[], T], what: str = "", limit_s: float = 0.0) -> T:
+        """``call``, given up after ``limit_s`` (0: no deadline) by closing its connections
+        under it: a transfer to a phone whose storage filled, or a stalled link, never
+        hangs the run; a call given up is a :class:`TransferDeadline`, never retried."""
+        with self.client.closing() as opened:
+            if limit_s <= 0:
+                return call()
+            fired = threading.Event()
+            timer = threading.Timer(limit_s, _give_up, (opened, fired))
+            timer.daemon = True
+            timer.start()
+            try:
+                return call()
+            except Exception:
+                if fired.is_set():
+                    raise TransferDeadline(_deadline(self.serial, what, limit_s)) from None
+                raise
+            finally:
+                timer.cancel()
 
-    def _once(self, what: str, call: Callable[[], T]) -> T:
+    def _once(self, what: str, call: Callable[[], T], limit_s: float = 0.0) -> T:
         try:
-            return self._call(call)
+            return self._call(call, what, limit_s)
         except AdbTimeout:
             raise UserError(f"the phone {self.serial} did not answer {what} in time") from None
         except Exception as exc:
@@ -227,12 +252,12 @@ class Transport:
                 raise PhoneLost(_lost(self.serial, what, exc, 1, 0.0)) from None
             raise
 
-    def _retrying(self, what: str, call: Callable[[], T]) -> T:
+    def _retrying(self, what: str, call: Callable[[], T], limit_s: float = 0.0) -> T:
         start, wait = time.monotonic(), self.server.backoff_s
         tries = max(1, self.server.retries)
         for attempt in range(1, tries + 1):
             try:
-                return self._call(call)
+                return self._call(call, what, limit_s)
             except Exception as exc:
                 if not (is_lost(exc) or isinstance(exc, AdbTimeout)):
                     raise
@@ -281,6 +306,23 @@ def _not_ready(serial: str, devices: dict[str, str]) -> str:
     if state is None:
         return f"phone {serial!r} is not connected to the adb server; attached: {listed}"
     return f"phone {serial!r} is {state}, not ready (authorize USB debugging?); attached: {listed}"
+
+
+def _give_up(opened: list[Any], fired: threading.Event) -> None:
+    """A call's deadline passed: its connections closed under it (what blocks on them
+    raises at once)."""
+    fired.set()
+    for conn in list(opened):
+        with suppress(Exception):  # (reads and writes blocked on it return: SHUT_RDWR)
+            conn.conn.shutdown(socket.SHUT_RDWR)
+        with suppress(Exception):
+            conn.close()
+
+
+def _deadline(serial: str, what: str, limit_s: float) -> str:
+    return (f"the phone {serial} did not finish the {what} within {limit_s:g} s and it was "
+            "given up (a full phone storage, or a stalled link; device.adb.transfer_timeout_s "
+            "and command_timeout_s set the limits)")
 
 
 def _lost(serial: str, what: str, exc: BaseException, tries: int, spent_s: float) -> str:

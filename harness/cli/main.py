@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "decisions": ("harness.decision_cost.__main__", "main",
                   "each policy's decision time against its counted work"),
     "table5": ("harness.table5.__main__", "main", "a twin's fragmentation fitted to Table V"),
+    "recover": ("harness.experiment.recover", "main", "what a lost phone run left on the phone"),
 }
 #: commands whose entry reads sys.argv itself (no argv parameter)
 ARGV_ONLY = ("paper",)

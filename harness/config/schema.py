@@ -20,6 +20,7 @@ from omegaconf import MISSING
 
 from harness.seams.fields import (
     ANY,
+    FRACTION,
     MAX_COUNT,
     MAX_TIME_S,
     NONNEG,
@@ -154,6 +155,11 @@ class RunConf:
     # and schedulers see the latest (the Processor Monitor's cache, paper Section 3.3)
     sensor_interval_ms: float = field(default=100.0, metadata=spec(
         "ms", at_least(1), "sensor sampling interval"))
+    # the least share of each seed's measured window its requests must cover (the last arrival
+    # or end, less the time the wall clock jumped); a seed below it is flagged in the manifest,
+    # the summary, the verdicts and every report
+    min_coverage: float = field(default=0.9, metadata=spec(
+        "fraction", FRACTION, "least share of the window a seed's requests cover"))
     # print the plan and stop, measuring nothing
     dry_run: bool = False
     # write plots (PNG) into the run folder

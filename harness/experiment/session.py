@@ -55,9 +55,9 @@ from harness.experiment.models import Models, check_names, load_models, model_na
 from harness.experiment.outcome import BaselineOutcome, ClockGaps, SessionState
 from harness.experiment.progress import plain_progress
 from harness.experiment.provenance import git_commit, versions
-from harness.reporting import runindex
+from harness.reporting import coverage, runindex
 from harness.reporting.measures import added
-from harness.reporting.store import RunRecorder, load_run
+from harness.reporting.store import RunRecorder, load_run, read_manifest, read_table
 from harness.seams import claim
 from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure
@@ -195,12 +195,30 @@ def _close(cfg: RunConf, raw: DictConfig, recorder: RunRecorder, state: SessionS
         ending.setdefault("error", one_line(exc))
         ending["status"] = "failed" if ending["status"] == "completed" else ending["status"]
         ending["close_error"] = one_line(exc)
+    if failure is None:
+        ending.update(_coverage(cfg, recorder.folder, state))
     try:
         _write_manifest(recorder, cfg, raw, state, ending)
     finally:
         recorder.release()
+    for line in ending.get(coverage.FLAGS, ()) if ending["status"] == "completed" else ():
+        Console(stderr=True).print(f"FLAG: {line}", highlight=False)  # (else: its error)
     if failure is not None:
         raise failure
+
+
+def _coverage(cfg: RunConf, folder: Path, state: SessionState) -> dict[str, Any]:
+    """The manifest's ``coverage``, ``min_coverage`` and ``flags``
+    (:mod:`harness.reporting.coverage`), from the requests the run closed with."""
+    try:
+        requests = read_table(folder, "requests", read_manifest(folder))
+    except Exception:  # (an unreadable table was already the run's error)
+        return {}
+    sc = cfg.scenario
+    shares = coverage.shares(requests, sc.warmup_s, sc.duration_s, state.gaps)
+    found = coverage.flags(shares, cfg.min_coverage, state.gaps)
+    return {coverage.COVERAGE: shares, coverage.MIN_COVERAGE: cfg.min_coverage,
+            **({coverage.FLAGS: found} if found else {})}
 
 
 def _plan_line(cfg: RunConf, kind: DeviceKind) -> str:

@@ -127,37 +127,87 @@ def handoff_bytes(graph: ModelGraph, plan: ModelPlan, subgraph: Subgraph) -> int
     return sum(graph.tensors[t].nbytes for t in made)
 
 
+class ChainPool:
+    """What bounds over the same :class:`ModelWork` objects (by identity) and processors
+    share: each work's networks, and every chain an earlier bound generated for it. A bound
+    over a pool starts its chain program from those chains: the same optimum (any set of a
+    work's chains is feasible; the rounds stop on the same test), found in fewer rounds. For
+    callers that bound many mixes differing in one model (:mod:`adms.mix`)."""
+
+    def __init__(self) -> None:
+        #: (id(work), processors) -> (the work, kept alive so its id is not reused; its
+        #: networks; its chains)
+        self._by: dict[tuple[int, tuple[str, ...]],
+                       tuple[ModelWork, list[PlanNetwork], list[tuple[np.ndarray, Path]]]]
+        self._by = {}
+        #: (id of a model's networks, prices) -> its cheapest chain there (:func:`_cheapest`)
+        self.priced: dict[tuple[int, bytes], tuple[float, np.ndarray, Path]] = {}
+
+    def networks(self, model: str, work: ModelWork, index: Mapping[str, int]
+                 ) -> list[PlanNetwork]:
+        key = (id(work), tuple(index))
+        if key not in self._by:
+            nets = [_network(model, position, plan, work, index)
+                    for position, plan in enumerate(_check_plans(model, work))]
+            self._by[key] = (work, nets, [])
+        return self._by[key][1]
+
+    def chains(self, work: ModelWork, names: Sequence[str]) -> list[tuple[np.ndarray, Path]]:
+        return self._by[(id(work), tuple(names))][2]
+
+
 def frame_rate_bound(
     processors: Sequence[str],
     models: Mapping[str, ModelWork],
     capacity: Mapping[str, float] | None = None,
+    pool: ChainPool | None = None,
 ) -> Bound:
     """The frame-rate bound of the module docstring. ``capacity``: processor -> busy seconds
-    per second it may give, in [0, 1]; a processor it omits (or all, when None) gives 1."""
+    per second it may give, in [0, 1]; a processor it omits (or all, when None) gives 1.
+    ``pool``: networks and chains shared with other bounds over the same processors
+    (:class:`ChainPool`)."""
     names = _check_processors(processors)
     caps = _capacities(names, capacity or {})
     if not models:
         raise UserError("frame_rate_bound needs at least one model, got none")
     index = {p: k for k, p in enumerate(names)}
-    networks = [[_network(model, position, plan, work, index)
-                 for position, plan in enumerate(_check_plans(model, work))]
-                for model, work in models.items()]
+    shared = pool or ChainPool()
+    networks = [shared.networks(model, work, index) for model, work in models.items()]
     master = _Chains(len(names), len(models))
-    frames, x = _generate(master, networks, caps)
+    if pool is not None:
+        for m, work in enumerate(models.values()):
+            for seconds, path in pool.chains(work, names):
+                master.add(m, seconds, path)
+    frames, x = _generate(master, networks, caps, None if pool is None else pool.priced)
+    if pool is not None:
+        _keep(master, pool, list(models.values()), names)
     variables = 1 + sum(net.arcs for nets in networks for net in nets)
     return master.bound(frames, x, names, list(models), variables)
 
 
+def _keep(master: _Chains, pool: ChainPool, works: Sequence[ModelWork],
+          names: Sequence[str]) -> None:
+    """Every chain of ``master`` into ``pool`` under its work (once)."""
+    for m, seconds, path in zip(master.model, master.seconds, master.paths, strict=True):
+        kept = pool.chains(works[m], names)
+        if not any(p == path for _, p in kept):
+            kept.append((seconds, path))
+
+
 def _generate(master: _Chains, networks: Sequence[Sequence[PlanNetwork]],
-              caps: np.ndarray) -> tuple[float, np.ndarray]:
+              caps: np.ndarray, memo: dict[tuple[int, bytes], tuple[float, np.ndarray, Path]]
+              | None = None) -> tuple[float, np.ndarray]:
     """Add improving chains to ``master`` until its optimum is the program's (module doc);
-    that optimum: F and the chain rates."""
+    that optimum: F and the chain rates. ``memo``: cheapest chains already found, by
+    networks and prices (a pool's: the same prices recur across its bounds)."""
     ones = np.ones(len(caps))
     for m, nets in enumerate(networks):
-        master.add(m, *_cheapest(nets, ones)[1:])
+        master.add(m, *(_cheapest(nets, ones) if memo is None else
+                        _memo_cheapest(nets, ones, memo))[1:])
     for _ in range(MAX_ROUNDS):
         frames, x, y, lam = master.solve(caps)
-        priced = [_cheapest(nets, y) for nets in networks]
+        priced = [_cheapest(nets, y) if memo is None else _memo_cheapest(nets, y, memo)
+                  for nets in networks]
         total = sum(cost for cost, _, _ in priced)
         if total > 0 and float(caps @ y) / total <= frames * (1 + GAP):
             return frames, x
@@ -166,6 +216,23 @@ def _generate(master: _Chains, networks: Sequence[Sequence[PlanNetwork]],
         if not any(added):
             return frames, x
     raise UserError(f"the frame-rate program did not converge in {MAX_ROUNDS} rounds")
+
+
+#: a pool's memo of cheapest chains is emptied when it holds this many
+MEMO_MAX = 100_000
+
+
+def _memo_cheapest(nets: Sequence[PlanNetwork], y: np.ndarray,
+                   memo: dict[tuple[int, bytes], tuple[float, np.ndarray, Path]]
+                   ) -> tuple[float, np.ndarray, Path]:
+    """:func:`_cheapest`, remembered by networks (their list's identity) and prices."""
+    key = (id(nets), y.tobytes())
+    found = memo.get(key)
+    if found is None:
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        found = memo[key] = _cheapest(nets, y)
+    return found
 
 
 def _cheapest(nets: Sequence[PlanNetwork], y: np.ndarray) -> tuple[float, np.ndarray, Path]:

@@ -32,7 +32,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from harness.reporting import headline, paper, tables, verdict
+from harness.reporting import coverage, headline, paper, tables, verdict
 from harness.reporting.measures import BUILT_IN, Metric, Table, columns, without_interval
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.names import SHOWN_AS, variants
@@ -329,6 +329,7 @@ def print_comparison(run: RunData, console: Console | None = None,
     line = headline.sentence(boxes, identity.device, identity.paper_scenario,
                              identity.scenario, identity.shown,
                              headline.busy(run.manifest.get("contention"), identity.kind))
+    console.print(coverage.flag_text(run.manifest), end="", style="magenta", highlight=False)
     console.print(verdict.rich_boxes(boxes, identity.shown, console.width, line))
     if reading := adms_line(run.manifest):
         console.print(reading)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.reporting import headline, report, verdict
+from harness.reporting import coverage, headline, report, verdict
 from harness.reporting.metrics import Metrics, compute
 from harness.reporting.store import RunData
 from harness.reporting.summary import blank_failed, failed_seeds_of, with_slo_pct
@@ -45,7 +45,7 @@ def summary_csv(run: RunData, path: Path | None = None,
     path = path or run.folder / "summary.csv"
     busy = run.manifest.get("contention")
     busy = busy if isinstance(busy, Mapping) else {}
-    _identified(table, identity, busy).to_csv(path, index=False)
+    _identified(coverage.with_flags(table, run.manifest), identity, busy).to_csv(path, index=False)
     per_seed = with_slo_pct(metrics.scenario)
     failed = failed_seeds_of(run.manifest)
     per_seed = blank_failed(per_seed, failed)

@@ -40,6 +40,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from harness.reporting import paperpair
+from harness.reporting.coverage import flagged_baselines
 from harness.reporting.metrics import Metrics
 from harness.reporting.names import variants
 from harness.reporting.stats import Interval, ratio_ci
@@ -296,9 +297,21 @@ def of_run(run: RunData, metrics: Metrics, device: str, paper_scenario: str
     scenario = without_failed(metrics.scenario, failed_seeds_of(run.manifest))
     names = list(dict.fromkeys([*(str(b) for b in pd.unique(metrics.scenario["baseline"])),
                                 *failed])) if len(metrics.scenario) else []
-    found = verdicts(scenario, device, paper_scenario, failed, baselines=names,
-                     variants=variants(run.folder))
+    found = flag_short(verdicts(scenario, device, paper_scenario, failed, baselines=names,
+                                variants=variants(run.folder)),
+                       flagged_baselines(run.manifest))
     return found, headline(found, scenario, failed)
+
+
+def flag_short(found: list[Verdict], flagged: Mapping[str, str]) -> list[Verdict]:
+    """Each verdict with a side whose run is flagged (a seed covered less of its window than
+    the run's ``min_coverage``: :mod:`harness.reporting.coverage`) made invalid, saying why."""
+    out = []
+    for v in found:
+        why = [f"{b} {flagged[b]}" for b in (v.adms, v.other) if b in flagged]
+        out.append(replace(v, word=Word.INVALID, why="not a whole run: " + "; ".join(why))
+                   if why else v)
+    return out
 
 
 # -- renderings -----------------------------------------------------------------------------

@@ -7,7 +7,10 @@ the runtime core, which starts the processor's next local subgraph; then every e
 instant settles (:func:`~harness.runtime.core.settle`) before the policy decides.
 
 After the traffic's end no request is issued; the run goes on until every job ended or
-``drain_ns`` more passed, then still-running jobs are recorded unfinished. A simulated and a
+``drain_ns`` more passed, then still-running jobs are recorded unfinished. Progress sees the
+time at every sample and at the reading that ends the run, so a caller that watches a wall
+clock for gaps (:class:`~harness.experiment.outcome.ClockGaps`) sees every jump, the one that
+carries the clock past the window's end included. A simulated and a
 real run go through exactly these steps; only :meth:`Clock.wait` differs.
 """
 
@@ -66,6 +69,7 @@ class Driver:
             while True:
                 now = clock.now_ns()
                 if now >= end_ns and (not runtime.busy or now >= stop_ns):
+                    self._last(now)
                     break
                 self._tick(now)
                 done = clock.wait(self._next_event_ns(now, end_ns, stop_ns))
@@ -80,6 +84,12 @@ class Driver:
             gc.unfreeze()
             self.runtime.finish()
         return self.clock.now_ns()
+
+    def _last(self, now: int) -> None:
+        """The reading that ends the run is shown to progress too: a wall clock that jumped
+        past the window's end (a stopped process) is seen there, as at any other reading."""
+        if self._progress is not None:
+            self._progress(now)
 
     def _tick(self, now: int) -> None:
         """A due sensor sample is taken; then due arrivals join the queue (and settle), so a

@@ -110,3 +110,67 @@ def test_scenario_tuner_tunes_the_run_once() -> None:
     n = len(calls)
     b = tuner.tune(graphs["b"], PROCS, support["b"])
     assert len(calls) == n and a.windows["npu"] == 2 and b.plan.model == "b"
+
+
+# -- a long search says what it does and how long it will take -------------------------------
+
+#: 50 models of 40 ops on a cpu, a gpu and an npu, each processor running its own random ops
+FIFTY = """
+import random
+from adms.mix import MixTuner
+from tests.fixtures.policies import chain_graph, procs
+rng = random.Random(0)
+graphs, support = {}, {}
+for i in range(50):
+    g = chain_graph(f"m{i}", 40)
+    graphs[g.name] = g
+    support[g.name] = {"cpu": frozenset(),
+                       "gpu": frozenset(o for o in range(40) if rng.random() < 0.1),
+                       "npu": frozenset(o for o in range(40) if rng.random() < 0.3)}
+ns = {"cpu": 100, "gpu": 40, "npu": 25}
+MixTuner([1, 2, 3, 4, 5, 6, 8, 10, 12, 16], lambda mp, sg: ns[sg.processor] * len(sg.ops) + 50,
+         "dev", None).tune(graphs, procs("cpu", "gpu", "npu"), support)
+"""
+
+
+def test_fifty_models_tuning_say_how_long_they_will_take() -> None:
+    """A real process tuning 50 models: within its first progress interval it names what
+    it does and the time left (the search itself takes minutes; it is stopped there)."""
+    import subprocess
+    import sys
+
+    from tests.fixtures.paths import REPO
+
+    proc = subprocess.Popen([sys.executable, "-c", FIFTY], cwd=REPO, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        second = proc.stdout.readline()
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert first.startswith("tuning the windows of 50 models together"), first
+    assert "1000 assignments a pass, at most 3 passes" in first
+    assert second.startswith("window tuning pass 1: ") and " left in this pass, at most " in second
+
+
+def test_a_short_search_says_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from adms import mix as mix_module
+
+    out = io.StringIO()
+    shown = mix_module.TuningProgress(2, 6, 3, out)
+    shown.step(0, 3, "a")
+    shown.done()
+    assert out.getvalue() == ""
+    monkeypatch.setattr(mix_module, "QUIET_S", 0.0)
+    monkeypatch.setattr(mix_module, "EVERY_S", 0.0)
+    shown = mix_module.TuningProgress(2, 6, 3, out)
+    shown.step(0, 3, "a")
+    shown.done()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("tuning the windows of 2 models together")
+    assert lines[1].startswith("window tuning pass 1: 3/6 assignments (at a)")
+    assert lines[2].startswith("window tuning done in ")

@@ -3,14 +3,16 @@ real adb server from its wheel, the adb wire protocol to a fake adbd)."""
 
 from __future__ import annotations
 
+import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import adbutils
 import pytest
 
 from devices.adb.deploy import Deployer, binary_abi, check_binary
-from devices.adb.transport import PhoneLost, Transport
+from devices.adb.transport import PhoneLost, TransferDeadline, Transport
 from harness.seams.errors import UserError
 from tests.devices.adb.conftest import phone_conf
 from tests.devices.adb.fakephone.adbd import Adbd
@@ -114,3 +116,37 @@ def test_binaries_are_checked_against_the_phones_abis(tmp_path: Path) -> None:
         check_binary(text, "benchmark_model", ("x86_64",))
     with pytest.raises(UserError, match="not found"):
         check_binary(tmp_path / "absent", "benchmark_model", ("x86_64",))
+
+
+@pytest.fixture
+def full_storage(phone: FakePhone) -> Iterator[Path]:
+    """The phone's push folder on a 64 KB tmpfs (needs root: skipped without)."""
+    folder = phone.host_path("/data/local/tmp/full")
+    folder.mkdir(parents=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+# (the fake adbd's transfer thread dies of ENOSPC, the fault itself: it never answers)
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_push_to_a_full_phone_ends_at_its_deadline(adb_server: AdbServer, adbd: Adbd,
+                                                     full_storage: Path, tmp_path: Path
+                                                     ) -> None:
+    """The fake phone's storage fills mid-push (its adbd never answers the push): the push
+    is given up at ``transfer_timeout_s`` with one error naming it, not retried, and the
+    phone still answers afterwards."""
+    transport = Transport(phone_conf(adb_server, adbd.serial, transfer_timeout_s=2.0))
+    local = tmp_path / "big.tflite"
+    local.write_bytes(bytes(range(256)) * 4096)  # 1 MB into 64 KB
+    began = time.monotonic()
+    with pytest.raises(TransferDeadline, match=r"did not finish the push of big\.tflite "
+                                               r"within 2 s .*full phone storage"):
+        transport.push(local, "/data/local/tmp/full/big.tflite", 0o644)
+    assert time.monotonic() - began < 15  # (a hang guard: one try, not one per retry)
+    assert transport.shell("echo still").stdout == "still\n"

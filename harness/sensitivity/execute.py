@@ -121,8 +121,8 @@ def previous(out: Path, setup: str) -> pd.DataFrame:
     path = out / CELLS_FILE
     if not path.exists():
         return pd.DataFrame(columns=COLUMNS)
-    done = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    done["error"] = done["error"].fillna("")
+    done = pd.read_csv(path, keep_default_na=False, na_values={"value": [""], "fps": [""]},
+                       dtype={"setup": str, "error": str})
     return done[done["setup"] == setup]
 
 

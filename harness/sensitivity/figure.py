@@ -25,6 +25,8 @@ from harness.sensitivity.analysis import thresholds
 LOW_COLOUR, HIGH_COLOUR = "#1f77b4", "#ff7f0e"
 #: inches per constant of a panel, and per panel's width
 ROW_IN, PANEL_W_IN = 0.24, 3.6
+#: the narrowest figure, inches (room for the legend's one row)
+MIN_W_IN = 9.0
 
 
 def order(bars: pd.DataFrame) -> list[str]:
@@ -62,7 +64,8 @@ def draw(bars: pd.DataFrame, marks: pd.DataFrame, path: Path, title: str, proven
          ratios: Sequence[str], cells: Sequence[tuple[str, str]]) -> Path:
     """Write the tornado PNG (``marks``: device, scenario, ratio, constant, mean)."""
     names = order(bars)
-    fig = plots.figure(PANEL_W_IN * len(cells) + 1.5, ROW_IN * len(names) * len(ratios) + 2)
+    fig = plots.figure(max(MIN_W_IN, PANEL_W_IN * len(cells) + 1.5),
+                       ROW_IN * len(names) * len(ratios) + 2.5)
     axes = fig.subplots(len(ratios), len(cells), squeeze=False)
     for i, ratio in enumerate(ratios):
         for j, (device, scenario) in enumerate(cells):
@@ -84,5 +87,5 @@ def _legend(fig: Figure) -> None:
     for ax in fig.axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             unique.setdefault(label, handle)
-    fig.legend(list(unique.values()), list(unique), fontsize=7, loc="outside lower center",
+    fig.legend(list(unique.values()), list(unique), fontsize=7, loc="outside upper center",
                ncols=len(unique))

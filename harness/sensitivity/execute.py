@@ -3,7 +3,8 @@ processes, each cell's FPS per row kept in ``cells.csv``.
 
 The parent composes every (device, scenario) run and loads its models before the workers
 start; the workers are forked from it, so none composes or imports again, and each runs many
-cells (the ADMS tuner's cache is per worker, under ``<out>/cache``). A cell runs every row
+cells (the ADMS tuner's cache is per worker, under ``<out>/cache``, and so are the frame-rate
+bounds, by the digest of their work, which every seed of a value shares). A cell runs every row
 with its seed into a scratch folder, reads back the request rows only, and keeps each row's
 FPS (complete frames per second of the measured span, as every report counts them,
 :func:`fps_of`). ``cells.csv`` holds one line per cell and row, with the setup it ran under,
@@ -20,7 +21,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +29,7 @@ from rich.progress import Progress
 
 from harness.config.schema import RunConf
 from harness.experiment.baseline import run_baseline
+from harness.experiment.bounds import BoundCache
 from harness.experiment.models import Models
 from harness.experiment.session import compose_run, scenario_models
 from harness.reporting.frames import frames_of
@@ -51,6 +53,8 @@ class _World:
     rows: list[str]
     cache: Path
     setup: str
+    #: frame-rate bounds by their work's digest (the seeds of a value share theirs)
+    bounds: BoundCache = field(default_factory=BoundCache)
 
 
 _WORLD: _World | None = None
@@ -103,7 +107,7 @@ def run_cell(cell: Cell) -> list[dict[str, object]]:
             for row in world.rows:
                 try:
                     run_baseline(run, row, models, recorder, lambda _ns: None, cache,
-                                 seed=cell.seed)
+                                 seed=cell.seed, bounds=world.bounds)
                 except RunFailure as e:  # (a cell whose twin killed the app: no FPS)
                     errors[row] = str(e).splitlines()[0]
         finally:

@@ -61,21 +61,23 @@ def run(overrides: Sequence[str], console: Console | None = None) -> Path:
     console.print(f"sensitivity: {len(constants)} constants, {len(todo)} cells "
                   f"({len(cfg.devices)} devices x {len(cfg.scenarios)} scenarios x "
                   f"{cfg.seeds} seeds) into {out}")
-    lines, world = execute.sweep(cfg, constants, todo, out)
+    ran, world = execute.sweep(cfg, constants, todo, out)
     wanted = {(c.device, c.scenario, c.constant, execute.cell_key(c.value), c.seed)
               for c in todo}
-    lines = lines[[(r.device, r.scenario, r.constant, execute.cell_key(r.value), int(r.seed))
-                   in wanted for r in lines.itertuples()]]
+    lines = ran.lines[[(r.device, r.scenario, r.constant, execute.cell_key(r.value),
+                        int(r.seed)) in wanted for r in ran.lines.itertuples()]]
     table = analysis.ratios(lines, cfg.ratios, constants, world.runs)
     seconds = time.monotonic() - start
     commit = git_commit()
     facts = {"commit": commit, "wall_s": round(seconds, 1), "cells": len(todo),
+             "cells_run": ran.run,
              "rows": world.rows, "jobs": cfg.jobs or os.cpu_count(),
              "loadavg_before": load_before, "loadavg_after": load(),
              "setup": world.setup, "errors": int((lines["error"] != "").sum())}
     (out / "sweep.json").write_text(json.dumps(facts, indent=1) + "\n")
     provenance = (f"twin sweep · {cfg.seeds} seeds x {cfg.duration_s:g} s · "
-                  f"commit {commit[:10]} · {seconds:.0f} s wall")
+                  f"commit {commit[:10]} · {len(todo)} cells, {ran.run} run now in "
+                  f"{seconds:.0f} s wall")
     paths = outputs.write(out, table, constants, anchors, provenance)
     console.print(f"took {seconds:.0f} s (load {load_before} -> {facts['loadavg_after']})")
     console.print(f"figure: {paths['figure']}\ncrossovers: {paths['crossovers_md']}")

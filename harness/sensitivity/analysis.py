@@ -6,7 +6,8 @@ A constant's *points* are its swept values and its default (the default cells, a
 constant's configured value, or 1 for a factor). A *crossover* is where the line through a
 constant's points crosses a verdict line: 1 (ADMS faster than the other row, or not) and,
 where the paper states one, the paper's own ratio for that device and scenario; it is
-interpolated linearly between the two points around it, in log value on a log scale.
+interpolated linearly between the two points around it, in log value on a log scale; it is
+*clear* when the intervals of those two points lie wholly on either side of the line.
 """
 
 from __future__ import annotations
@@ -95,17 +96,17 @@ def _between(x0: float, x1: float, y0: float, y1: float, line: float, log: bool)
 
 
 def crossings(points: Sequence[tuple[float, float]], line: float, log: bool
-              ) -> list[tuple[float, str]]:
+              ) -> list[tuple[float, str, int]]:
     """Each value where the ratio through ``points`` (value, ratio; sorted by value) crosses
     ``line``, with the side of the line the ratio is on past it, at larger values ("above"
-    or "below")."""
-    out: list[tuple[float, str]] = []
-    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+    or "below"), and the index of the point before it."""
+    out: list[tuple[float, str, int]] = []
+    for i, ((x0, y0), (x1, y1)) in enumerate(itertools.pairwise(points)):
         if any(math.isnan(v) for v in (y0, y1)) or (y0 - line) * (y1 - line) > 0 or y0 == y1:
             continue
         if y0 == line and out:
             continue  # (counted as the previous segment's end)
-        out.append((_between(x0, x1, y0, y1, line, log), "above" if y1 > y0 else "below"))
+        out.append((_between(x0, x1, y0, y1, line, log), "above" if y1 > y0 else "below", i))
     return out
 
 
@@ -121,11 +122,23 @@ def crossovers(table: pd.DataFrame, constants: Sequence[ConstantConf]) -> pd.Dat
                           strict=True))
         default = group[group["is_default"]].iloc[0]
         for line, what in thresholds(str(device), str(scenario), str(ratio).split("/")[1]):
-            for value, side in crossings(points, line, c.scale is Scale.log):
+            for value, side, i in crossings(points, line, c.scale is Scale.log):
+                clear = _clear(ordered.iloc[i], ordered.iloc[i + 1], line)
                 rows.append([device, scenario, ratio, name, c.unit, line, what,
-                             float(default["value"]), float(default["mean"]), value, side])
+                             float(default["value"]), float(default["mean"]), value, side,
+                             clear])
     return pd.DataFrame(rows, columns=[*keys, "unit", "line", "line_is", "default_value",
-                                       "ratio_at_default", "crosses_at", "larger_values"])
+                                       "ratio_at_default", "crosses_at", "larger_values",
+                                       "clear"])
+
+
+def _clear(before: pd.Series, after: pd.Series, line: float) -> bool:
+    """Whether the intervals of the points around a crossing lie wholly on either side of
+    the line (else the crossing is within the seeds' spread: not a flip the sweep shows)."""
+    def side(point: pd.Series) -> int:
+        return 1 if point["low"] > line else -1 if point["high"] < line else 0
+
+    return side(before) * side(after) == -1
 
 
 def at_value(table: pd.DataFrame, constant: ConstantConf, value: float) -> pd.DataFrame:

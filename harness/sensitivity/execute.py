@@ -174,8 +174,16 @@ def world_of(cfg: SensitivityConf, constants: list[ConstantConf], out: Path) -> 
                   setup_digest(cfg, rows))
 
 
+@dataclass(frozen=True)
+class Ran:
+    """A sweep's lines (every cell of its setup in ``cells.csv``) and how many cells it ran."""
+
+    lines: pd.DataFrame
+    run: int
+
+
 def sweep(cfg: SensitivityConf, constants: list[ConstantConf], todo: list[Cell],
-          out: Path) -> tuple[pd.DataFrame, _World]:
+          out: Path) -> tuple[Ran, _World]:
     """Run the cells ``cells.csv`` lacks (all of them with ``reuse: false``); every line of
     this setup's cells."""
     out.mkdir(parents=True, exist_ok=True)
@@ -187,4 +195,4 @@ def sweep(cfg: SensitivityConf, constants: list[ConstantConf], todo: list[Cell],
     for _ in run_cells(left, world, min(jobs, max(1, len(left))), out):
         pass
     shutil.rmtree(world.cache, ignore_errors=True)
-    return previous(out, world.setup), world
+    return Ran(previous(out, world.setup), len(left)), world

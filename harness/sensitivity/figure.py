@@ -17,7 +17,6 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from harness.reporting import plots
 from harness.sensitivity.analysis import thresholds
@@ -77,15 +76,14 @@ def draw(bars: pd.DataFrame, marks: pd.DataFrame, path: Path, title: str, proven
             where = ((marks["ratio"] == ratio) & (marks["device"] == device)
                      & (marks["scenario"] == scenario))
             _panel(axes[i][j], mine, names, marks[where], j == 0)
-    _legend(fig)
+    _legend(axes[0][-1])
     return plots.footed(fig, title, provenance, path, 9)
 
 
-def _legend(fig: Figure) -> None:
-    """One legend under the panels, each label once."""
+def _legend(ax: Axes) -> None:
+    """One legend, in the first row's last panel, each label of every panel once."""
     unique: dict[str, Artist] = {}
-    for ax in fig.axes:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+    for other in ax.figure.axes:
+        for handle, label in zip(*other.get_legend_handles_labels(), strict=True):
             unique.setdefault(label, handle)
-    fig.legend(list(unique.values()), list(unique), fontsize=7, loc="outside upper center",
-               ncols=len(unique))
+    ax.legend(list(unique.values()), list(unique), fontsize=6, loc="lower right")

@@ -67,17 +67,17 @@ def _value(x: float, unit: str) -> str:
 def crossover_markdown(crossings: pd.DataFrame) -> str:
     """The crossover table, one line per crossing, in words."""
     head = ("| device | scenario | ratio | constant | default (ratio there) | line | "
-            "crosses at | past it |\n|---|---|---|---|---|---|---|---|\n")
+            "crosses at | past it | clear |\n|---|---|---|---|---|---|---|---|---|\n")
     if crossings.empty:
         return head + "| – | – | – | no constant crosses a verdict line within its range |" \
-                      " – | – | – | – |\n"
+                      " – | – | – | – | – |\n"
     lines = []
     for r in crossings.itertuples():
         line = f"{r.line:.2f}" + (" (paper)" if r.line_is == "paper" else "")
         lines.append(f"| {r.device} | {r.scenario} | {r.ratio} | `{r.constant}` | "
                      f"{_value(r.default_value, r.unit)} ({r.ratio_at_default:.3f}) | {line} | "
                      f"{_value(r.crosses_at, r.unit)} | ratio {r.larger_values} the line at "
-                     f"larger values |")
+                     f"larger values | {'yes' if r.clear else 'no: within the seeds spread'} |")
     return head + "\n".join(lines) + "\n"
 
 

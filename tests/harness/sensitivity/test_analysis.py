@@ -17,17 +17,17 @@ from tests.fixtures.runs import compose_run
 def test_a_crossing_is_interpolated_in_log_value_on_a_log_scale() -> None:
     points = [(1.0, 0.5), (10.0, 1.0), (100.0, 2.0)]
     # 1.21 lies 0.21 of the way from 1.0 to 2.0: 10 ** (1 + 0.21)
-    [(value, side)] = analysis.crossings(points, 1.21, log=True)
-    assert value == pytest.approx(10 ** 1.21) and side == "above"
-    [(value, _)] = analysis.crossings(points, 1.21, log=False)
+    [(value, side, i)] = analysis.crossings(points, 1.21, log=True)
+    assert value == pytest.approx(10 ** 1.21) and side == "above" and i == 1
+    [(value, _, _)] = analysis.crossings(points, 1.21, log=False)
     assert value == pytest.approx(10 + 0.21 * 90)
 
 
 def test_a_line_met_at_a_point_is_one_crossing_and_none_outside() -> None:
     assert analysis.crossings([(1.0, 0.5), (2.0, 1.0), (3.0, 1.5)], 1.0, False) == [
-        (2.0, "above")]
+        (2.0, "above", 0)]
     assert analysis.crossings([(1.0, 2.0), (2.0, 0.5)], 1.0, False) == [
-        (pytest.approx(1 + 2 / 3), "below")]
+        (pytest.approx(1 + 2 / 3), "below", 0)]
     assert analysis.crossings([(1.0, 1.1), (2.0, 1.5)], 1.0, True) == []
     assert analysis.crossings([(1.0, math.nan), (2.0, 1.5)], 1.0, True) == []
 
@@ -43,9 +43,16 @@ def test_crossovers_of_a_ratio_table() -> None:
     table = pd.DataFrame({
         "device": "k50pro", "scenario": "frs", "ratio": "adms/band",
         "constant": c.name, "value": [10.0, 100.0, 1000.0],
-        "is_default": [False, True, False], "mean": [0.9, 1.1, 1.3]})
+        "is_default": [False, True, False], "mean": [0.9, 1.1, 1.3],
+        "low": [0.85, 0.95, 1.25], "high": [0.95, 1.25, 1.35]})
     found = analysis.crossovers(table, [c])
     assert list(found["line_is"]) == ["1", "paper"]
+    # crossing 1: 0.9 [0.85, 0.95] below, 1.1 [0.95, 1.25] reaches across; 1.21: the default's
+    # interval reaches across it too: neither is clear
+    assert list(found["clear"]) == [False, False]
+    table["low"] = [0.85, 1.05, 1.25]
+    table["high"] = [0.95, 1.15, 1.35]
+    assert list(analysis.crossovers(table, [c])["clear"]) == [True, True]
     assert found["crosses_at"].tolist() == pytest.approx(
         [10 ** 1.5, 10 ** (2 + 0.11 / 0.2)])
     assert set(found["larger_values"]) == {"above"}

@@ -121,13 +121,17 @@ def run_cell(cell: Cell) -> list[dict[str, object]]:
 
 
 def previous(out: Path, setup: str) -> pd.DataFrame:
-    """The lines of ``cells.csv`` that ran under ``setup`` (none without the file)."""
+    """The lines of ``cells.csv`` that ran under ``setup``, one per cell and row (none
+    without the file)."""
     path = out / CELLS_FILE
     if not path.exists():
         return pd.DataFrame(columns=COLUMNS)
     done = pd.read_csv(path, keep_default_na=False, na_values={"value": [""], "fps": [""]},
                        dtype={"setup": str, "error": str})
-    return done[done["setup"] == setup]
+    done = done[done["setup"] == setup]
+    # (a cell an interrupted sweep ran twice counts once, its last line)
+    return done.drop_duplicates(["device", "scenario", "constant", "value", "seed", "row"],
+                                keep="last")
 
 
 def missing(todo: list[Cell], done: pd.DataFrame, rows: Sequence[str]) -> list[Cell]:

@@ -26,12 +26,16 @@
 # %%
 import json
 
+import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import nb
 from harness.paper.build import SETTINGS_FILE
 from harness.reporting import report
+from harness.reporting.paper import FIG8_RATIOS
+from harness.reporting.stats import NAN, Interval
 from harness.sensitivity.__main__ import run as sweep
+from harness.sensitivity.analysis import paper_key
 
 found = nb.runs("sensitivity")
 display(Markdown(nb.heading("The default configuration (FRS)", found)))
@@ -54,3 +58,29 @@ display(Image(filename=str(folder / "tornado.png")))
 
 # %%
 display(Markdown((folder / "crossovers.md").read_text()))
+
+# %% [markdown]
+# ## The sweep's ratios at the defaults, beside the paper's
+#
+# Each ratio at the default configuration (the sweep's own default cells; paired interval over
+# seeds), with the paper's stated ratio where it has one; the note names the constants that
+# cross a verdict line within their range.
+
+# %%
+ratios = pd.read_csv(folder / "ratios.csv")
+crossed = pd.read_csv(folder / "crossovers.csv")
+rows = []
+defaults = ratios[ratios["is_default"]].drop_duplicates(["device", "scenario", "ratio"])
+for r in defaults.itertuples():
+    den = str(r.ratio).split("/")[1]
+    paper_value = FIG8_RATIOS.get((r.device, r.scenario), {}).get(paper_key(den), NAN)
+    per_seed = tuple(float(v) for v in str(r.per_seed).split()) if r.per_seed == r.per_seed else ()
+    mine = crossed[(crossed["device"] == r.device) & (crossed["scenario"] == r.scenario)
+                   & (crossed["ratio"] == r.ratio) & crossed["clear"]]
+    note = ("crosses a verdict line: " + ", ".join(
+        f"{c.constant} at {c.crosses_at:.3g} (line {c.line:.2f})" for c in mine.itertuples())
+        if len(mine) else "no constant crosses a verdict line within its range")
+    rows.append(nb.Row("sensitivity", f"{r.ratio} FPS at the defaults ({r.device} {r.scenario})",
+                       float(paper_value), Interval(r.mean, r.low, r.high, per_seed), "x", note,
+                       found[0].kind))
+nb.emit("sensitivity", rows)

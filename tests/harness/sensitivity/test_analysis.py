@@ -94,3 +94,9 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
     assert ended.value.code == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1, err
+
+
+def test_harness_list_names_the_sweep() -> None:
+    from harness.cli.listing import listing
+
+    assert "  sensitivity          Where the verdict turns" in listing(["tools"])

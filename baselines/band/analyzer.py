@@ -33,12 +33,16 @@ runs everything"; :mod:`devices.opsupport` gives ``support: all`` processors an 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, ProcessorKind, Subgraph
+
+#: plans kept by :func:`plan_with_sizes` (models x processor sets x windows of a process)
+PLANS_KEPT = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,9 +266,29 @@ def plan_with_sizes(
 ) -> ModelPlan:
     """The procedure with a minimum size per processor (``sizes``, checked by the caller).
     The plan's ``window_size`` is ``label`` when it is one size, else the largest size;
-    ``meta["windows"]`` holds every processor's."""
+    ``meta["windows"]`` holds every processor's. A plan is a pure function of its arguments
+    and immutable: a process that plans the same model again (every seed of a sweep, the
+    ADMS tuner's windows) gets the plan it made (:func:`_planned`)."""
+    return _planned(graph, tuple(processors), tuple(sorted(unsupported.items())),
+                    tuple(sorted(sizes.items())), merge,
+                    label if label is None or isinstance(label, int)
+                    else tuple(sorted(label.items())))
+
+
+@functools.lru_cache(maxsize=PLANS_KEPT)
+def _planned(
+    graph: ModelGraph,
+    processors: tuple[Processor, ...],
+    unsupported: tuple[tuple[str, frozenset[int]], ...],
+    sizes_items: tuple[tuple[str, int], ...],
+    merge: bool,
+    label_items: int | tuple[tuple[str, int], ...] | None,
+) -> ModelPlan:
+    sizes = dict(sizes_items)
+    label = label_items if label_items is None or isinstance(label_items, int) \
+        else dict(label_items)
     setting = dict(sizes) if label is None else label
-    masks = support_masks(graph, processors, unsupported, sizes, setting)
+    masks = support_masks(graph, processors, dict(unsupported), sizes, setting)
     units = form_units(graph, masks)
     support = tuple(masks[min(ops)] for ops in units)
     ranges = [(u, u, p.name) for u, s in enumerate(support) for p in processors if p.name in s]

@@ -209,18 +209,21 @@ class TflitePolicy:
         return Decision(tuple(out), work=scanned)
 
     def _beside(self, view: SchedulerView) -> Decision:
-        """Every queued job whose interpreter (model, stream) is free starts now. The whole
-        queue is read, not only its kind heads: streams of one model are separate
-        interpreters (Table II's copies), so a later job of a kind may be another stream's."""
+        """Every queued job whose interpreter (model, stream) is free starts now. Streams of
+        one model are separate interpreters (Table II's copies), so the choices are the
+        first queued job of each interpreter (the queue's stream heads, where the runtime
+        keeps them): a later job of an interpreter waits for its first, and a job whose
+        segment ended waits at the front (``reinsert_front``), before its interpreter's
+        others. The work counted is the whole queue, the jobs this rule is defined over
+        (the same count whichever way the heads are found)."""
+        heads = getattr(view.queue, "stream_heads", None)
         out: list[Assignment] = []
-        scanned = 0
-        for job in view.queue:
-            scanned += 1
+        for job in view.queue if heads is None else heads():
             key = (job.model, job.request.stream)
             if self._holders.setdefault(key, job.job_id) != job.job_id:
                 continue
             out.append(Assignment(job.job_id, view.plans[job.model].candidates(job.next_unit)[0]))
-        return Decision(tuple(out), work=scanned)
+        return Decision(tuple(out), work=len(view.queue))
 
     def observe(self, completion: Completion) -> None:
         """With concurrent plans, a job's interpreter is free once its last segment (or a

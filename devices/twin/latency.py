@@ -226,10 +226,7 @@ def measured_cost(roofline: SubgraphCost, measured_ns: float, alone_gbps: float,
 
 def exported(graph: ModelGraph, ops: frozenset[int]) -> frozenset[int]:
     """Tensors the ops write that something outside them reads (or the model returns)."""
-    outputs = set(graph.outputs)
-    made = graph.outputs_of(ops)
-    return frozenset(t for t in made if t in outputs or any(
-        c not in ops for c in graph.consumers_of(t)))
+    return graph.exported(ops)
 
 
 def transfer_ns(nbytes: int, fixed_us: float, bandwidth_gbps: float) -> float:

@@ -1,11 +1,13 @@
 """``harness list``: what a run can be made of, one line each.
 
     harness list                 # everything
-    harness list baselines       # or: devices, scenarios, experiments, models
+    harness list baselines       # or: devices, scenarios, experiments, models, tools
 
 Baselines and experiments are described by the first sentence of their YAML's header
 comment, devices and scenarios by their ``description`` field; each device shows its kind
-(twin, host or adb: what produces the numbers, from its class); models are the zoo's.
+(twin, host or adb: what produces the numbers, from its class); models are the zoo's;
+tools are the commands a top-level ``conf/<name>.yaml`` configures (the sweep of every
+estimated twin constant: ``sensitivity``).
 Groups of baselines (``band_best``, ...) are listed with their members.
 """
 
@@ -107,6 +109,16 @@ def models() -> Iterator[str]:
         yield _line(name, zoo.get(name).description)
 
 
+def tools() -> Iterator[str]:
+    """The commands configured by a top-level ``conf/<command>.yaml`` (``harness paper``,
+    ``harness sensitivity``, ...), by their YAML's first sentence."""
+    from harness.cli.main import COMMANDS
+
+    for path in sorted(CONF_DIR.glob("*.yaml")):
+        if path.stem in COMMANDS:
+            yield _line(path.stem, first_sentence(path))
+
+
 #: section -> (title, its lines)
 SECTIONS: dict[str, tuple[str, Callable[[], Iterator[str]]]] = {
     "baselines": ("baselines (run=[...])", baselines),
@@ -114,6 +126,7 @@ SECTIONS: dict[str, tuple[str, Callable[[], Iterator[str]]]] = {
     "scenarios": ("scenarios (scenario=...)", scenarios),
     "experiments": ("experiments (harness -m +experiment=NAME)", experiments),
     "models": ("zoo models (scenario.models=[...])", models),
+    "tools": ("tools (harness NAME key=value ...; conf/NAME.yaml)", tools),
 }
 
 

@@ -6,6 +6,7 @@
     harness report RUN [RUN ...] [--out DIR]     # re-render tables, plots, trace from run folders
     harness compare RUN_A RUN_B                  # Δ% with intervals, regressions
     harness analyze|zoo|paper|probe|calibrate|farm|decisions|table5 ...   # the other tools
+    harness analyze|zoo|paper|probe|calibrate|farm|sensitivity ...   # the other tools
 
 A first word that names a command runs it with the rest of the line; anything else is the
 run's command line, handed to Hydra unchanged (so ``harness -sc install=bash`` installs
@@ -35,6 +36,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                   "each policy's decision time against its counted work"),
     "table5": ("harness.table5.__main__", "main", "a twin's fragmentation fitted to Table V"),
     "recover": ("harness.experiment.recover", "main", "what a lost phone run left on the phone"),
+    "sensitivity": ("harness.sensitivity.__main__", "main",
+                    "every estimated twin constant swept: tornado, crossovers"),
 }
 #: commands whose entry reads sys.argv itself (no argv parameter)
 ARGV_ONLY = ("paper",)

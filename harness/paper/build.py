@@ -24,6 +24,9 @@ from harness.experiment.components import register
 from harness.paper import config, plan, runner, verdicts
 from harness.paper.config import PaperConf
 
+#: what a notebook needs of the paper's config beyond its runs (the sweep's overrides)
+SETTINGS_FILE = "settings.json"
+
 
 def load_conf(overrides: Sequence[str]) -> PaperConf:
     """``conf/paper.yaml`` with ``overrides``, validated (mode and artifact names too)."""
@@ -48,6 +51,9 @@ def build_runs(overrides: Sequence[str], console: Console | None = None
     specs = [s for a in plan.selected(cfg) for s in plan.specs_of(cfg, a)]
     outcomes = runner.run_all(specs, out, cfg.reuse, console)
     runner.write_index(specs, outcomes, out)
+    settings = {"device": cfg.device_name, "mode": cfg.mode,
+                "sensitivity": list(plan.mode_of(cfg).sensitivity)}
+    (out / SETTINGS_FILE).write_text(json.dumps(settings, indent=1) + "\n")
     return cfg, outcomes
 
 

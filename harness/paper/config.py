@@ -66,6 +66,9 @@ class ModeConf:
     # the ablations: scenario and baselines (ADMS first)
     ablation_scenario: str = "frs"
     ablations: list[str] = field(default_factory=list)
+    # the sweep of every estimated twin constant: overrides of conf/sensitivity.yaml (empty:
+    # the whole sweep); the artifact also runs the default configuration it departs from
+    sensitivity: list[str] = field(default_factory=list)
 
 
 @dataclass

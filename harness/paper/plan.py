@@ -18,6 +18,8 @@ table6      FRS for ``power_duration_s`` (power, FPS, frames per joule; Figure 1
 fig12       FRS at 35 C (``+experiment=thermal_stress``), the failure test, and the
             concurrency sweep (``+experiment=concurrency``): Figure 12 and Table VII
 ablations   ADMS and its ablations on ``ablation_scenario``
+sensitivity FRS in the default configuration; its notebook sweeps every estimated twin
+            constant (``python -m harness.sensitivity`` with ``sensitivity``)
 =========== ===================================================================================
 """
 
@@ -216,6 +218,13 @@ def ablations(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
 
 
 #: artifact -> its notebook (notebooks/<name>.py) and the runs it reads
+def sensitivity(cfg: PaperConf, mode: ModeConf) -> list[RunSpec]:
+    """The default configuration the sweep departs from (its notebook runs the sweep,
+    ``python -m harness.sensitivity`` with ``mode.sensitivity``, into ``<out>/sensitivity``)."""
+    return [scenario_run(cfg, mode, "sensitivity", cfg.device_name, "frs",
+                         systems=("tflite", "tflite_gpu", "band", "adms", "adms_ef"))]
+
+
 ARTIFACTS: dict[str, tuple[str, Callable[[PaperConf, ModeConf], list[RunSpec]]]] = {
     "table2": ("table2_concurrency", table2),
     "table3": ("table3_subgraphs", single),
@@ -227,6 +236,7 @@ ARTIFACTS: dict[str, tuple[str, Callable[[PaperConf, ModeConf], list[RunSpec]]]]
     "table6": ("table6_fig11_power", table6),
     "fig12": ("fig12_table7_stress", fig12),
     "ablations": ("ablations", ablations),
+    "sensitivity": ("sensitivity", sensitivity),
 }
 
 

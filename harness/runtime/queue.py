@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar, overload
 
 from harness.seams.view import JobView
@@ -31,61 +31,87 @@ Kind = tuple[str, int]
 
 
 def kind_of(job: Viewable) -> Kind:
+    """A job's kind: (model, next unit)."""
     view = job.view()
     return view.request.model, view.next_unit
 
 
+def stream_of(job: Viewable) -> Kind:
+    """A job's interpreter: (model, stream)."""
+    request = job.view().request
+    return request.model, request.stream
+
+
+class _Index(Generic[J]):
+    """Waiting jobs grouped by a key (:func:`kind_of` or :func:`stream_of`), each group in
+    queue order, with every job's position (lower is nearer the front)."""
+
+    def __init__(self, key: Callable[[Viewable], Kind], jobs: Iterable[J]) -> None:
+        self._key = key
+        self._groups: dict[Kind, OrderedDict[int, J]] = {}
+        self._where: dict[int, tuple[Kind, int]] = {}
+        self._front, self._back = 0, 0
+        for job in jobs:  # (front first, as appending each in turn would)
+            self.append(job)
+
+    def append(self, job: J) -> None:
+        self._back += 1
+        self._file(job, self._back).move_to_end(job.job_id)
+
+    def appendleft(self, job: J) -> None:
+        self._front -= 1
+        self._file(job, self._front).move_to_end(job.job_id, False)  # (last=False: the front)
+
+    def _file(self, job: J, position: int) -> OrderedDict[int, J]:
+        kind = self._key(job)
+        self._where[job.job_id] = (kind, position)
+        group = self._groups.setdefault(kind, OrderedDict())
+        group[job.job_id] = job
+        return group
+
+    def take(self, job_id: int) -> None:
+        kind, _ = self._where.pop(job_id)
+        group = self._groups[kind]
+        del group[job_id]
+        if not group:
+            del self._groups[kind]
+
+    def heads(self) -> list[J]:
+        """The first job of every group, front first."""
+        firsts = [next(iter(group.values())) for group in self._groups.values()]
+        return sorted(firsts, key=lambda job: self._where[job.job_id][1])
+
+
 class JobQueue(Generic[J]):
     """Waiting jobs, front first; O(1) append, appendleft and take (and, once
-    :meth:`heads` was asked, an index of them by kind, kept as they come and go)."""
+    :meth:`heads` or :meth:`stream_heads` was asked, an index of them by kind or by stream,
+    kept as they come and go)."""
 
     def __init__(self) -> None:
         self._jobs: OrderedDict[int, J] = OrderedDict()
-        #: kind -> its jobs in queue order; job id -> (kind, position: lower is nearer the front)
-        self._kinds: dict[Kind, OrderedDict[int, J]] = {}
-        self._where: dict[int, tuple[Kind, int]] = {}
-        self._front, self._back = 0, 0
-        #: the kind index is built at the first :meth:`heads` and kept from then on (a policy
-        #: that never asks for heads does not pay for it)
-        self._indexed = False
+        #: the indexes asked for so far, each built at its first use and kept from then on
+        #: (a policy that never asks for heads does not pay for them)
+        self._indexes: list[_Index[J]] = []
+        self._by_kind: _Index[J] | None = None
+        self._by_stream: _Index[J] | None = None
 
     def append(self, job: J) -> None:
         self._jobs[job.job_id] = job
-        if self._indexed:
-            self._back += 1
-            self._file(job, self._back).move_to_end(job.job_id)
+        for index in self._indexes:
+            index.append(job)
 
     def appendleft(self, job: J) -> None:
         self._jobs[job.job_id] = job
         self._jobs.move_to_end(job.job_id, False)  # (last=False: the front)
-        if self._indexed:
-            self._front -= 1
-            self._file(job, self._front).move_to_end(job.job_id, False)  # (last=False: the front)
-
-    def _file(self, job: J, position: int) -> OrderedDict[int, J]:
-        kind = kind_of(job)
-        self._where[job.job_id] = (kind, position)
-        group = self._kinds.setdefault(kind, OrderedDict())
-        group[job.job_id] = job
-        return group
-
-    def _index(self) -> None:
-        """File every waiting job, front first (as appending each in turn would have)."""
-        self._indexed = True
-        for job in self._jobs.values():
-            self._back += 1
-            self._file(job, self._back).move_to_end(job.job_id)
+        for index in self._indexes:
+            index.appendleft(job)
 
     def take(self, job_id: int) -> J:
         """Remove and return the job; AssertionError if it is not waiting."""
         job = self._jobs.pop(job_id, None)
         assert job is not None, f"policy chose job {job_id}, which is not waiting in the queue"
-        if self._indexed:
-            kind, _ = self._where.pop(job_id)
-            group = self._kinds[kind]
-            del group[job_id]
-            if not group:
-                del self._kinds[kind]
+        for index in self._indexes:
+            index.take(job_id)
         return job
 
     def __len__(self) -> int:
@@ -98,11 +124,18 @@ class JobQueue(Generic[J]):
         return QueueView(self._jobs, self)
 
     def heads(self) -> list[J]:
-        """The first job of every kind, front first."""
-        if not self._indexed:
-            self._index()
-        firsts = [next(iter(group.values())) for group in self._kinds.values()]
-        return sorted(firsts, key=lambda job: self._where[job.job_id][1])
+        """The first job of every kind (model, next unit), front first."""
+        if self._by_kind is None:
+            self._by_kind = _Index(kind_of, self._jobs.values())
+            self._indexes.append(self._by_kind)
+        return self._by_kind.heads()
+
+    def stream_heads(self) -> list[J]:
+        """The first job of every interpreter (model, stream), front first."""
+        if self._by_stream is None:
+            self._by_stream = _Index(stream_of, self._jobs.values())
+            self._indexes.append(self._by_stream)
+        return self._by_stream.heads()
 
 
 class QueueView(Sequence[JobView]):
@@ -124,6 +157,16 @@ class QueueView(Sequence[JobView]):
         if self._queue is None:
             raise NotImplementedError("heads() needs the queue's kind index")
         firsts = self._queue.heads()
+        self.visited += len(firsts)
+        return tuple(job.view() for job in firsts)
+
+    def stream_heads(self) -> tuple[JobView, ...]:
+        """The first job of every interpreter (model, stream), front first: every job a
+        policy that runs one job per interpreter at a time can start (a later job of an
+        interpreter waits for its first)."""
+        if self._queue is None:
+            raise NotImplementedError("stream_heads() needs the queue's stream index")
+        firsts = self._queue.stream_heads()
         self.visited += len(firsts)
         return tuple(job.view() for job in firsts)
 

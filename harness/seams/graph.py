@@ -139,17 +139,46 @@ class ModelGraph:
                 succ[p].add(i)
         return tuple(frozenset(s) for s in succ)
 
+    @cached_property
+    def _memo(self) -> dict[tuple[str, frozenset[int]], frozenset[int]]:
+        """:meth:`pure_inputs`, :meth:`outputs_of` and :meth:`exported` by op set, made once
+        per graph (a graph never changes; a run asks for each subgraph's several times, and
+        every run of a process reads the same graphs)."""
+        return {}
+
     def pure_inputs(self, op_indices: Iterable[int]) -> frozenset[int]:
         """Runtime tensors a set of ops reads but does not itself produce (Band's
         ``GetPureInputTensors``)."""
-        ops = list(op_indices)
-        read: set[int] = set().union(*(self._runtime_inputs[i] for i in ops))
-        made: set[int] = set().union(*(self._op_outputs[i] for i in ops))
-        return frozenset(read - made)
+        ops = frozenset(op_indices)
+        key = ("pure", ops)
+        hit = self._memo.get(key)
+        if hit is None:
+            read: set[int] = set().union(*(self._runtime_inputs[i] for i in ops))
+            made: set[int] = set().union(*(self._op_outputs[i] for i in ops))
+            hit = self._memo[key] = frozenset(read - made)
+        return hit
 
     def outputs_of(self, op_indices: Iterable[int]) -> frozenset[int]:
         """All tensors written by a set of ops (Band's ``GetOutputTensors``)."""
-        return frozenset().union(*(self._op_outputs[i] for i in op_indices))
+        ops = frozenset(op_indices)
+        key = ("out", ops)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = frozenset().union(*(self._op_outputs[i] for i in ops))
+        return hit
+
+    def exported(self, op_indices: Iterable[int]) -> frozenset[int]:
+        """Tensors a set of ops writes that something outside it reads (or the model
+        returns)."""
+        ops = frozenset(op_indices)
+        key = ("exported", ops)
+        hit = self._memo.get(key)
+        if hit is None:
+            outputs = set(self.outputs)
+            hit = self._memo[key] = frozenset(
+                t for t in self.outputs_of(ops) if t in outputs
+                or any(c not in ops for c in self.consumers_of(t)))
+        return hit
 
     # -- totals ----------------------------------------------------------------------------
 

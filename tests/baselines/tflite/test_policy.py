@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,10 +11,13 @@ import pytest
 
 from baselines.tflite import TfliteConf, TflitePolicy
 from baselines.tflite.config import Placement
+from harness.runtime.queue import JobQueue
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import ModelPlan, Processor
-from tests.fixtures.policies import chain_graph, job, merge, placed, plan, procs, pv, view
+from harness.seams.plan import ModelPlan, Processor, Subgraph
+from harness.seams.records import Completion, Request
+from harness.seams.view import JobView, SchedulerView
+from tests.fixtures.policies import MS, chain_graph, job, merge, placed, plan, procs, pv, view
 from tests.fixtures.runs import compose_run
 
 PROCS = procs("cpu", "gpu", "npu")
@@ -184,3 +188,62 @@ def test_fixed_processor_reads_map_then_quantised_list_then_default() -> None:
     assert conf.fixed_processor("b", True, ["cpu", "gpu", "dsp"]) == "dsp"
     assert conf.fixed_processor("b", False, ["cpu", "gpu", "npu"]) == "gpu"
     assert FIXED().fixed_processor("b", True, ["cpu", "gpu", "npu"]) == "gpu"
+
+
+# -- concurrent interpreters: the queue's stream heads are every choice there is -------------
+
+class _Waiting:
+    """A queued job as the runtime's queue holds it."""
+
+    def __init__(self, view: JobView) -> None:
+        self.job_id = view.job_id
+        self._view = view
+
+    def view(self) -> JobView:
+        return self._view
+
+
+def _concurrent_plans() -> tuple[dict[str, ModelPlan], dict[tuple[str, int], int]]:
+    """Two two-unit models (a GPU unit, then a CPU fallback unit), run concurrently."""
+    built = [plan(m, [("gpu", 0, 0, MS), ("cpu", 1, 1, MS)]) for m in ("a", "b")]
+    plans, profile = merge(*built)
+    return {m: dataclasses.replace(p, concurrent=True) for m, p in plans.items()}, profile
+
+
+def _policy(plans: dict[str, ModelPlan], profile: dict[tuple[str, int], int]) -> TflitePolicy:
+    policy = TflitePolicy(TfliteConf(placement=Placement.fixed, default_processor="gpu"))
+    policy.prepare(plans, profile)
+    return policy
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_stream_heads_decide_as_the_whole_queue_does(seed: int) -> None:
+    """Random arrivals (two models, three streams) and completions: a policy reading the
+    queue's stream heads and one reading the whole queue (a plain sequence) start the same
+    jobs in the same order at every decision, and count the same work."""
+    rng = random.Random(seed)
+    plans, profile = _concurrent_plans()
+    heads, whole = _policy(plans, profile), _policy(plans, profile)
+    queue: JobQueue[_Waiting] = JobQueue()
+    running: list[tuple[JobView, Subgraph]] = []
+    next_id, seen = 0, 0
+    for step in range(200):
+        for _ in range(rng.randrange(3)):
+            req = Request(next_id, rng.choice("ab"), next_id, step, 0, rng.randrange(3))
+            queue.append(_Waiting(JobView(next_id, req, 0, step)))
+            next_id += 1
+        got = heads.schedule(SchedulerView(step, queue.view(), (), plans))
+        want = whole.schedule(SchedulerView(step, tuple(v.view() for v in queue), (), plans))
+        assert got == want, step
+        seen += len(got.assignments)
+        for a in got.assignments:
+            running.append((queue.take(a.job_id).view(), a.subgraph))
+        rng.shuffle(running)
+        for _ in range(rng.randrange(len(running) + 1)):
+            done, sg = running.pop()
+            completion = Completion(done.job_id, done.request, sg, step, step + 1)
+            heads.observe(completion)
+            whole.observe(completion)
+            if sg.last_unit < 1:  # its CPU segment waits at the front
+                queue.appendleft(_Waiting(JobView(done.job_id, done.request, 1, step, 1)))
+    assert seen > 50

@@ -14,6 +14,7 @@ started now is dropped, one that can is not.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -33,13 +34,16 @@ from tests.fixtures.policies import MS, Profile, merge, procs, single
 LENGTHS = (10, 100, 1000)
 
 
-def _plans() -> tuple[dict[str, ModelPlan], Profile]:
-    return merge(single("a", {"cpu": 2.0}), single("b", {"gpu": 1.0}))
+def _plans(concurrent: bool = False) -> tuple[dict[str, ModelPlan], Profile]:
+    """``concurrent``: the plans run beside each other (vanilla apps' interpreters)."""
+    plans, profile = merge(single("a", {"cpu": 2.0}), single("b", {"gpu": 1.0}))
+    return {m: dataclasses.replace(p, concurrent=concurrent) for m, p in plans.items()}, profile
 
 
-def _tflite() -> Policy:
-    conf = TfliteConf(placement=Placement.fixed, processor_map={"a": "cpu", "b": "gpu"})
-    return TflitePolicy(conf)
+def _tflite(concurrent: bool) -> Callable[[], Policy]:
+    conf = TfliteConf(placement=Placement.fixed, processor_map={"a": "cpu", "b": "gpu"},
+                      concurrent=concurrent)
+    return lambda: TflitePolicy(conf)
 
 
 def _band(window: int | None) -> Callable[[], Policy]:
@@ -51,12 +55,13 @@ def _adms(shed: bool = False) -> Callable[[], Policy]:
 
 
 POLICIES: dict[str, Callable[[], Policy]] = {
-    "tflite": _tflite, "band": _band(10), "adms": _adms(), "adms_shed": _adms(shed=True),
+    "tflite": _tflite(False), "tflite_concurrent": _tflite(True), "band": _band(10),
+    "adms": _adms(), "adms_shed": _adms(shed=True),
 }
 
 
 def _runtime(policy: Policy, n: int, slo_ms: float = 0.0) -> Runtime:
-    plans, profile = _plans()
+    plans, profile = _plans(isinstance(policy, TflitePolicy) and policy.conf.concurrent)
     policy.prepare(plans, profile)
     rt = Runtime(policy, plans, procs("cpu", "gpu"), lambda *_: None, lambda _: None)
     for i in range(n):

@@ -94,12 +94,17 @@ def calibrate(conf: ValidateConf, overrides: Sequence[str], out: Path, console: 
     notes = [f"slices measured alone: {len(measures)}",
              f"input copy: {fixed_us:.2f} µs per tensor + bytes / {gbps:.2f} GB/s",
              f"runtime overhead per subgraph (single-model runs): "
-             f"{overheads.per_subgraph_us:.1f} µs (median gap "
-             f"{_median_us(overheads.gap_ns):.1f} µs + median excess over the profile "
-             f"{_median_us(overheads.excess_ns):.1f} µs, {len(overheads.gap_ns)} subgraphs)",
+             f"{overheads.per_subgraph_us:.1f} µs (mean gap "
+             f"{_mean_us(overheads.gap_ns):.1f} µs, median {_median_us(overheads.gap_ns):.1f};"
+             f" mean excess over the profile {_mean_us(overheads.excess_ns):.1f} µs, median "
+             f"{_median_us(overheads.excess_ns):.1f}; {len(overheads.gap_ns)} subgraphs)",
              f"memory bandwidth (one core): {facts.memory_bandwidth_gbps:.2f} GB/s",
              f"latency noise sigma: {sigma:.4f}", f"calibration load: {load0}"]
     return name, notes
+
+
+def _mean_us(values: Sequence[int]) -> float:
+    return statistics.fmean(values) / 1000.0 if values else float("nan")
 
 
 def _median_us(values: Sequence[int]) -> float:

@@ -19,12 +19,15 @@ from rich.console import Console
 
 from devices.host.contention import cpu_clock, foreign_load
 from harness.experiment import session
+from harness.seams.errors import UserError
 from harness.seams.plan import ModelPlan
 from harness.validate.config import ValidateConf
 from harness.validate.measure import Overheads, SliceMeasure, dispatch_overheads
 
 #: the rows when ``run`` is empty: the run's defaults (conf/config.yaml)
 DEFAULT_ROWS = ("tflite", "tflite_gpu", "band", "adms", "adms_ef")
+#: warm-up of each single-model run, s (its first requests build interpreters)
+SINGLE_WARMUP_S = 1.0
 
 
 def cached_run(args: Sequence[str], root: Path, console: Console) -> tuple[Path, dict[str, object]]:
@@ -71,11 +74,14 @@ def single_model_overheads(conf: ValidateConf, overrides: Sequence[str], out: Pa
     excess: list[int] = []
     for model, plan in plans.items():
         args = [*device, "scenario=single", f"scenario.models=[{model}]", "run=[band]",
-                f"zoo_cache={conf.zoo_cache}", *timing(conf.single_s, 0.5, 1)]
+                f"zoo_cache={conf.zoo_cache}", *timing(conf.single_s, SINGLE_WARMUP_S, 1)]
         folder, _ = cached_run(args, out / "single", console)
         found = dispatch_overheads(folder / "run", profiles, _ops_of(plan))
         gaps += found.gap_ns
         excess += found.excess_ns
+    if not gaps:
+        raise UserError("the single-model runs finished no measured subgraph of a profiled "
+                        f"slice: make single_s longer (now {conf.single_s:g} s)")
     return Overheads(tuple(gaps), tuple(excess))
 
 

@@ -7,8 +7,8 @@ trial, as on the host). What is measured on this machine ends in ``[M]``:
 * ``measured_us``: each slice alone, its host profile less the copy of its inputs (which the
   twin's ``boundary_copy`` mechanism charges back, so that a slice alone costs its profile);
 * ``memcpy_gbps``, ``copy_fixed_us``: fitted to the slices' input copies;
-* ``scheduler_fixed_us``: the runtime's overhead per subgraph in single-model runs (ready to
-  end, less the profile alone);
+* ``scheduler_fixed_us``: the runtime's mean overhead per subgraph in single-model runs
+  (ready to end, less the profile alone);
 * the invoke and dispatch overheads and the peaks, scaled by one factor each to every
   measured slice (:func:`devices.adb.calibrate.fit.fit_latency`, the phone's procedure: what
   the twin uses for op sets nobody measured); the invoke floor is the shortest slice;

@@ -30,9 +30,12 @@ DEFAULT_ROWS = ("tflite", "tflite_gpu", "band", "adms", "adms_ef")
 SINGLE_WARMUP_S = 1.0
 
 
-def cached_run(args: Sequence[str], root: Path, console: Console) -> tuple[Path, dict[str, object]]:
-    """A completed run with ``args`` (reused, or made now) and its load notes."""
-    key = hashlib.sha256(json.dumps(list(args)).encode()).hexdigest()[:12]
+def cached_run(args: Sequence[str], root: Path, console: Console, salt: str = ""
+               ) -> tuple[Path, dict[str, object]]:
+    """A completed run with ``args`` (reused, or made now) and its load notes; ``salt``
+    (e.g. the twin YAML's text) is part of the key, as a run's arguments are."""
+    keyed = [*args, salt] if salt else list(args)
+    key = hashlib.sha256(json.dumps(keyed).encode()).hexdigest()[:12]
     folder = root / key
     done = folder / "args.json"
     if done.is_file() and json.loads(done.read_text()) == list(args):
@@ -110,5 +113,6 @@ def both_sides(conf: ValidateConf, overrides: Sequence[str], out: Path, twin_nam
     host, notes = cached_run([*device, *common], out / "host", console)
     twin_args = [f"hydra.searchpath=[file://{out.resolve()}]", f"device={twin_name}", *common,
                  *conf.twin_overrides]
-    twin, _ = cached_run(twin_args, out / "twin", console)
+    salt = (out / "device" / f"{twin_name}.yaml").read_text()
+    twin, _ = cached_run(twin_args, out / "twin", console, salt)
     return BothSides(host / "run", twin / "run", rows, notes)

@@ -26,8 +26,9 @@ from harness.validate.measure import Overheads, SliceMeasure, dispatch_overheads
 
 #: the rows when ``run`` is empty: the run's defaults (conf/config.yaml)
 DEFAULT_ROWS = ("tflite", "tflite_gpu", "band", "adms", "adms_ef")
-#: warm-up of each single-model run, s (its first requests build interpreters)
-SINGLE_WARMUP_S = 1.0
+#: warm-up of each single-model run, s (on a loaded machine its first dispatch has been
+#: seen to wait 2 s)
+SINGLE_WARMUP_S = 3.0
 
 
 def cached_run(args: Sequence[str], root: Path, console: Console, salt: str = ""

@@ -16,6 +16,8 @@ on both sides. Checked:
 * the statistics (error, interval, ordering, Kendall's tau) on known values;
 * bad input: a twin device, one ``error:`` line.
 
+The host runs take about half a minute on a quiet machine: the default run keeps one broken
+mechanism; the intact bound and the mis-scaled cost are marked slow.
 The bound here is wide (a shared machine's load moves a second-long host run by tens of
 percent); the broken mechanisms miss it by far more.
 """
@@ -89,6 +91,7 @@ def host_foreign_cores(out: Path) -> float:
     return float(notes["foreign_cores"] or 0.0)
 
 
+@pytest.mark.slow
 @needs_two_cores
 def test_the_intact_twin_predicts_the_host(zoo: Path, out: Path) -> None:
     report = run(args(zoo, out))
@@ -106,7 +109,7 @@ def test_the_intact_twin_predicts_the_host(zoo: Path, out: Path) -> None:
 @needs_two_cores
 @pytest.mark.parametrize("broken", [
     "device.twin.mechanisms.scheduler_cost=false",
-    "device.twin.scheduler_fixed_us=0.5",
+    pytest.param("device.twin.scheduler_fixed_us=0.5", marks=pytest.mark.slow),
 ])
 def test_a_broken_mechanism_misses_the_bound(zoo: Path, out: Path, broken: str) -> None:
     run(args(zoo, out))  # the intact twin (reused when the test above made it)

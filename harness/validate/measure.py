@@ -19,6 +19,7 @@ latency noise). Nothing here runs two models at once.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import nnls
 
 from devices.host.device import HostDevice
 from harness.seams.graph import ModelGraph
@@ -88,8 +90,6 @@ def fit_copy(measures: Sequence[SliceMeasure]) -> tuple[float, float]:
     the largest copy's bytes over its time)."""
     a = np.array([[m.copy_tensors, m.copy_bytes] for m in measures], dtype=float)
     y = np.array([m.copy_ns for m in measures], dtype=float)
-    from scipy.optimize import nnls
-
     (fixed_ns, ns_per_byte), _ = nnls(a, y)
     if ns_per_byte <= 0:
         big = max(measures, key=lambda m: m.copy_bytes)
@@ -111,8 +111,6 @@ def memory_bandwidth_gbps(mbytes: int = 64, repeats: int = 5) -> float:
 
 def noise_sigma(store_root: Path | None) -> float:
     """The median spread (sigma of log time) of the cached profiles' timed runs, or 0."""
-    import json
-
     if store_root is None or not store_root.is_dir():
         return 0.0
     sigmas = []

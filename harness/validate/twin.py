@@ -37,7 +37,7 @@ from devices.twin.config import (
     TwinProcessorBlock,
     TwinProcessorConf,
 )
-from devices.twin.spec import measured_key, parse
+from devices.twin.spec import TwinSpec, measured_key, parse
 from harness.seams.graph import ModelGraph
 from harness.validate.measure import SliceMeasure
 
@@ -137,12 +137,12 @@ def build(name: str, host: HostDeviceConf, measures: Sequence[SliceMeasure],
     return conf
 
 
-def _fit(block: TwinProcessorBlock, spec: object, name: str, mine: Sequence[SliceMeasure],
+def _fit(block: TwinProcessorBlock, spec: TwinSpec, name: str, mine: Sequence[SliceMeasure],
          graphs: Mapping[str, ModelGraph], facts: HostFacts) -> None:
     timings = [SliceTiming(SliceSpec(m.model, name, m.ops),
                            block.measured_us[measured_key(m.model, m.ops)], 1, 0.0)
                for m in mine]
-    fit = fit_latency(spec.processor(name), spec.device, graphs, timings)  # type: ignore[attr-defined]
+    fit = fit_latency(spec.processor(name), spec.device, graphs, timings)
     block.invoke_overhead_us = round(block.invoke_overhead_us * fit.overhead, 6)
     block.dispatch_overhead_us = round(block.dispatch_overhead_us * fit.overhead, 6)
     how = f"least squares over {fit.slices} slices alone; {facts.source}"

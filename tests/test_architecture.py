@@ -7,7 +7,8 @@
   clocks, the frame-rate bound) lives there; each exception is named in :data:`EXCEPTIONS`
   with its reason;
 * nothing under ``harness/`` but the composition root (``harness/__main__.py``,
-  ``harness/analyze.py``, the commands ``harness/probe.py`` and ``harness/calibrate/``,
+  ``harness/analyze.py``, the commands ``harness/probe.py``, ``harness/calibrate/`` and
+  ``harness/validate/``,
   ``harness/experiment/``) imports ``devices``, ``baselines`` or ``adms``: the harness never
   names a concrete device or policy;
 * ``baselines/`` imports nothing from ``adms/`` (the older system does not depend on the one
@@ -30,7 +31,7 @@ from tests.fixtures.paths import REPO
 
 PACKAGES = ("harness", "devices", "baselines", "adms")
 COMPOSITION_ROOT = ("harness/__main__.py", "harness/analyze.py", "harness/probe.py",
-                    "harness/calibrate/", "harness/experiment/")
+                    "harness/calibrate/", "harness/validate/", "harness/experiment/")
 #: what a component may import of the harness
 FLOOR = ("harness.seams", "harness.models")
 #: (modules under this prefix, top-level packages they must not import, except these modules)

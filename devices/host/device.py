@@ -60,7 +60,7 @@ from devices.host.contention import ContentionMonitor
 from devices.host.jobs import InputFrames, JobTable, Liveness
 from devices.host.jobs import Job as Job
 from devices.host.jobs import Tensors as Tensors
-from devices.host.profiles import ProfileCache
+from devices.host.profiles import ProfileCache, time_copy_in
 from devices.host.runners import RunnerTable
 from devices.host.sensors import HostSensors
 from devices.host.slicekey import SliceKey as SliceKey
@@ -69,7 +69,7 @@ from devices.host.spec import HostProcessorSpec, parse_device
 from devices.host.threads import HostFacts, run_threads
 from devices.host.workers import Worker, litert_version, xnnpack_unsupported_ops
 from devices.opsupport import delegate_limits, fallback_processor
-from devices.processors import SupportRules
+from devices.processors import ProcessorConf, SupportRules
 from harness.seams.clocks import WallClock
 from harness.seams.device import BaselineRun, DeviceContext, DeviceDefaults, DeviceKind, RowSink
 from harness.seams.errors import UserError
@@ -190,6 +190,18 @@ class HostDevice(DeviceDefaults):
         """Median ns of the subgraph alone on its processor (from the disk cache if there)."""
         return self._runners.profile(slice_key(subgraph))
 
+    def profile_slice(self, model: str, ops: frozenset[int], processor: str) -> int:
+        """:meth:`profile` of an op set that no plan needs (a calibration's slice)."""
+        return self._runners.profile((model, ops, processor))
+
+    def time_input_copy(self, model: str, ops: frozenset[int], processor: str,
+                        runs: int) -> tuple[int, int, int]:
+        """(median ns, bytes, tensors) of copying a slice's inputs into its interpreter
+        (``set_tensor`` of each, as :meth:`SliceRunner.run` does), on its worker."""
+        key = (model, ops, processor)
+        return self._worker(processor).call(lambda: time_copy_in(self._runners.runner(key),
+                                                                 runs, self.settings.seed))
+
     @property
     def profile_store(self) -> ProfileCache | None:
         """The on-disk profile cache (with its hit and store counts), or ``None`` when
@@ -262,7 +274,7 @@ class HostDevice(DeviceDefaults):
             return unsupported_ops(self.graph(model), conf)
         if model not in self._xnnpack:
             self._xnnpack[model] = xnnpack_unsupported_ops(self._model_path(model))
-        return _adjust_by_kind(self._xnnpack[model], self.graph(model), conf)
+        return adjust_by_kind(self._xnnpack[model], self.graph(model), conf)
 
     def graph(self, model: str) -> ModelGraph:
         """The model's graph (as loaded, or read from its ``.tflite``)."""
@@ -327,8 +339,8 @@ class HostDevice(DeviceDefaults):
         return self.model_paths[model]
 
 
-def _adjust_by_kind(
-    ops: frozenset[int], graph: ModelGraph, conf: HostProcessorConf
+def adjust_by_kind(
+    ops: frozenset[int], graph: ModelGraph, conf: ProcessorConf
 ) -> frozenset[int]:
     """Apply ``reject_ops`` (added) and ``accept_ops`` (removed; reject wins) by op kind."""
     reject, accept = set(conf.reject_ops), set(conf.accept_ops) - set(conf.reject_ops)

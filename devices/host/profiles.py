@@ -92,6 +92,20 @@ def time_slice(runner: SliceRunner, settings: HostSettingsConf, judged: bool) ->
     return Timing(max(1, int(statistics.median(samples))), tuple(samples), share)
 
 
+def time_copy_in(runner: SliceRunner, runs: int, seed: int) -> tuple[int, int, int]:
+    """(median ns, bytes, tensors) of copying the slice's inputs into its interpreter, as
+    :meth:`SliceRunner.run` does before it invokes (call on its worker)."""
+    rng = np.random.default_rng(seed)
+    tensors = {t: random_input(*spec, rng) for t, spec in runner.input_specs.items()}
+    samples = []
+    for _ in range(max(1, runs)):
+        t0 = time.perf_counter_ns()
+        runner.copy_in(tensors)
+        samples.append(time.perf_counter_ns() - t0)
+    nbytes = sum(int(a.nbytes) for a in tensors.values())
+    return max(1, int(statistics.median(samples))), nbytes, len(tensors)
+
+
 class ProfileCache:
     """Median subgraph latencies on disk; see the module docstring."""
 

@@ -155,11 +155,16 @@ class SliceRunner:
     def outputs(self) -> tuple[int, ...]:
         return tuple(t for t, _ in self._outputs)
 
-    def run(self, tensors: MutableMapping[int, np.ndarray]) -> None:
-        """Copy the inputs in from ``tensors``, invoke, copy the outputs into ``tensors``."""
+    def copy_in(self, tensors: Mapping[int, np.ndarray]) -> None:
+        """Copy the slice's inputs in from ``tensors`` (``set_tensor`` copies)."""
         interpreter = self.interpreter
         for tensor, index in self._inputs:
             interpreter.set_tensor(index, tensors[tensor])
+
+    def run(self, tensors: MutableMapping[int, np.ndarray]) -> None:
+        """Copy the inputs in from ``tensors``, invoke, copy the outputs into ``tensors``."""
+        interpreter = self.interpreter
+        self.copy_in(tensors)
         interpreter.invoke()
         for tensor, index in self._outputs:
             tensors[tensor] = interpreter.get_tensor(index)

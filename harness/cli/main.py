@@ -7,6 +7,7 @@
     harness compare RUN_A RUN_B                  # Δ% with intervals, regressions
     harness analyze|zoo|paper|probe|calibrate|farm|decisions|table5 ...   # the other tools
     harness analyze|zoo|paper|probe|calibrate|farm|sensitivity ...   # the other tools
+    harness analyze|zoo|paper|probe|calibrate|validate|farm ...   # the other tools
 
 A first word that names a command runs it with the rest of the line; anything else is the
 run's command line, handed to Hydra unchanged (so ``harness -sc install=bash`` installs
@@ -31,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "paper": ("harness.paper.__main__", "main", "every table and figure of the paper"),
     "probe": ("harness.probe", "main", "a phone's facts and a draft device YAML"),
     "calibrate": ("harness.calibrate.__main__", "main", "a twin calibrated from a phone"),
+    "validate": ("harness.validate.__main__", "main", "this machine against its own twin"),
     "farm": ("harness.farm.__main__", "main", "a night of the device farm"),
     "decisions": ("harness.decision_cost.__main__", "main",
                   "each policy's decision time against its counted work"),

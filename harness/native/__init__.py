@@ -72,6 +72,7 @@ SOURCES: tuple[str, ...] = (
     "devices/twin/memory.py",
     "devices/twin/device.py",
     "devices/twin/calibrated.py",
+    "devices/host/twin.py",
     "devices/twin/heat.py",
     "devices/twin/latency.py",
     "devices/twin/thermal.py",

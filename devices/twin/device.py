@@ -1,37 +1,23 @@
 """The twin: a calibrated discrete-event model of a phone, behind the Device protocol.
 
-Time is the SimPy environment's clock, in integer nanoseconds; :meth:`TwinDevice.start_clock`
-hands the runtime a :class:`~harness.seams.clocks.SimClock` over that environment, which also
-takes the subgraphs' ends.
-:meth:`TwinDevice.start` prices the subgraph in the present state and sets its end, at
-which the :class:`~harness.seams.records.Completion` is reported (the ends wait in one queue
-behind one SimPy event: :mod:`devices.twin.ends`); whenever a subgraph starts or ends, every
-running one is priced again and its end moved (processor sharing,
-:mod:`devices.twin.sharing`). Op support comes from the public delegate rules
-of each processor's config (:mod:`devices.opsupport`). The state is
+Time is the SimPy clock in integer ns; :meth:`TwinDevice.start_clock` hands the runtime a
+:class:`~harness.seams.clocks.SimClock` that also takes the subgraphs' ends (one queue behind
+one SimPy event: :mod:`devices.twin.ends`). :meth:`TwinDevice.start` prices a subgraph in the
+present state and sets its end; whenever a subgraph starts or ends, every running one is
+priced again (processor sharing, :mod:`devices.twin.sharing`). Op support comes from the public
+delegate rules (:mod:`devices.opsupport`). The state: each processor's DVFS level under the
+thermal governor, and whether it is shut down (:mod:`devices.twin.heat`); what runs where (busy
+processors share DRAM bandwidth, :mod:`devices.twin.latency`; concurrent interpreters share
+their processor as the phone's ``concurrency`` measurement says); where each tensor was made
+(an input from another processor is moved first: fixed cost plus bytes / bandwidth).
 
-* each processor's DVFS level, capped by the thermal governor, and whether it is shut down
-  past its critical temperature (:mod:`devices.twin.heat`);
-* what runs on each processor: busy processors share the DRAM bandwidth
-  (:mod:`devices.twin.latency`), and invocations of plans that run concurrently (vanilla
-  apps' interpreters, ``ModelPlan.concurrent``) share their processor as the phone's
-  ``concurrency`` measurement says (:func:`devices.twin.sharing.slowdown`);
-* where each of a job's tensors was produced: an input made on another processor is moved
-  first (fixed cost plus bytes / transfer bandwidth).
-
-The mechanisms (``twin.mechanisms``, each a switch): a per-invoke floor per delegate; a copy at
-every subgraph boundary and the delegates' I/O copies (:mod:`devices.twin.latency`); the
-scheduler's cost (a fixed cost per dispatched subgraph, and the decision's counted work:
-:meth:`decision_ns`, which delays the subgraphs a decision starts); memory against
-``memory_budget_mb`` (:mod:`devices.twin.memory`): every loaded subgraph's interpreter (and
-weight copy) from the load, and its arena from its first run (an arena is reserved at load but
-resident only once touched, as demand paging makes it), so a load or a first run past the
-budget is a :class:`~harness.seams.errors.RunFailure` (the app is killed, as Android's low-
-memory killer would); the rest of the phone's power; shutdown at the critical temperature (a
-subgraph started on a processor that is down fails at once).
-
-Simplification: a subgraph runs at the DVFS level of its start; a throttle while it runs
-affects only later subgraphs (contention, by contrast, is re-priced as it changes).
+The mechanisms (``twin.mechanisms``, each a switch): a per-invoke floor; boundary and I/O
+copies (:mod:`devices.twin.latency`); the scheduler's cost (a fixed cost per dispatched
+subgraph, and each decision's counted work at its policy's price, :meth:`decision_ns`);
+memory against ``memory_budget_mb`` (:mod:`devices.twin.memory`: interpreters from the load,
+arenas from their first run; past the budget a :class:`~harness.seams.errors.RunFailure`, as
+Android's low-memory killer); the rest of the phone's power; shutdown at the critical
+temperature. Simplification: a subgraph runs at the DVFS level of its start.
 """
 
 from __future__ import annotations
@@ -47,20 +33,25 @@ from devices.twin.config import TwinDeviceConf
 from devices.twin.ends import EndQueue
 from devices.twin.facts import Facts
 from devices.twin.heat import Heat
-from devices.twin.latency import OpTable, SubgraphCost, effective_bandwidth, transfer_ns
+from devices.twin.latency import (
+    OpTable,
+    SubgraphCost,
+    effective_bandwidth,
+    transfer_ns,
+    whole_ns,
+)
 from devices.twin.memory import Memory
 from devices.twin.sharing import Run, slowdown
-from devices.twin.spec import TwinProcessorSpec, TwinSpec, parse
+from devices.twin.spec import TwinSpec, calibration_fact, parse
 from devices.twin.tensors import TensorLocations
 from harness.seams.clocks import SimClock
 from harness.seams.device import DeviceContext, DeviceKind
 from harness.seams.errors import UserError
-from harness.seams.fields import MAX_TIME_S
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import Runner
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
-from harness.seams.units import NS_PER_S, round_int
+from harness.seams.units import round_int
 
 _CostKey = tuple[str, str, frozenset[int], bool]
 #: how long a subgraph started on a processor that is shut down takes to fail, ns
@@ -80,13 +71,8 @@ class TwinDevice:
     #: a simulation is cheap to repeat
     default_seeds: ClassVar[int] = 5
 
-    def __init__(
-        self,
-        conf: TwinDeviceConf,
-        env: simpy.Environment,
-        rng: np.random.Generator,
-        graphs: Mapping[str, ModelGraph] | None = None,
-    ) -> None:
+    def __init__(self, conf: TwinDeviceConf, env: simpy.Environment, rng: np.random.Generator,
+                 graphs: Mapping[str, ModelGraph] | None = None) -> None:
         self.conf = conf
         self.spec: TwinSpec = parse(conf)
         self.env = env
@@ -146,7 +132,7 @@ class TwinDevice:
             "noise_sigma": self.spec.device.noise_sigma,
             "mechanisms": {k: getattr(self.spec.device.mechanisms, k) for k in
                            self.spec.device.mechanisms.__dataclass_fields__},
-            "calibration": {p.name: _calibration_fact(p) for p in self.spec.processors},
+            "calibration": {p.name: calibration_fact(p) for p in self.spec.processors},
             "provenance": self.spec.provenance(),
         }
         return DeviceInfo(self.spec.name, self.kind.word, procs, facts,
@@ -176,9 +162,9 @@ class TwinDevice:
         """Latency alone at the top frequency: no contention, transfer or noise."""
         spec = self.spec.processor(subgraph.processor)
         bandwidth = spec.bandwidth_share * self.spec.device.memory_bandwidth_gbps
-        with np.errstate(over="ignore"):  # (an overflow to inf is refused by _to_ns)
+        with np.errstate(over="ignore"):  # (an overflow to inf is refused by whole_ns)
             ns = self._cost(subgraph, plan.shared_interpreter).latency_ns(1.0, bandwidth)
-        return _to_ns(ns, f"{subgraph.model}'s subgraph on {subgraph.processor}")
+        return whole_ns(ns, f"{subgraph.model}'s subgraph on {subgraph.processor}")
 
     def handoff_ns(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """The least a subgraph pays when its predecessor ran on another processor: moving
@@ -189,7 +175,7 @@ class TwinDevice:
         made = graph.outputs_of(plan.units[subgraph.first_unit - 1])
         moved = sum(graph.tensors[t].nbytes for t in graph.pure_inputs(subgraph.ops) & made)
         dev = self.spec.device
-        return _to_ns(transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps),
+        return whole_ns(transfer_ns(moved, dev.transfer_fixed_us, dev.transfer_bandwidth_gbps),
                       f"{subgraph.model}'s transfer to {subgraph.processor}")
 
     def price_decisions(self, baseline: str, policy: str) -> None:
@@ -408,19 +394,3 @@ class TwinDevice:
         self._reprice(end_ns)
         run.on_done(Completion(run.job_id, run.request, facts.subgraph, run.start_ns, end_ns,
                                run.ok))
-
-
-def _to_ns(x: float, what: str) -> int:
-    """Whole ns, bounded where they become ns (not overflowing the clock and journals)."""
-    if not x <= MAX_TIME_S * NS_PER_S:
-        raise UserError(f"the twin's constants make {what} take {x / NS_PER_S:.3g} s alone, "
-                        f"beyond the {MAX_TIME_S:g} s any time may be: check the device's "
-                        "throughputs (peak_gflops, bandwidths), which must be far above 0")
-    return max(1, round_int(x))
-
-
-def _calibration_fact(p: TwinProcessorSpec) -> object:
-    c = p.calibration
-    if c is None:
-        return None
-    return {"model": c.model, "target_ms": c.target_ms, "int8": c.int8, "source": c.source}

@@ -40,7 +40,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from devices.twin.spec import Mechanisms, TwinDeviceSpec, TwinProcessorSpec
+from harness.seams.errors import UserError
+from harness.seams.fields import MAX_TIME_S
 from harness.seams.graph import ModelGraph, Op
+from harness.seams.units import NS_PER_S, round_int
 
 NS_PER_US = 1_000.0
 
@@ -238,3 +241,12 @@ def effective_bandwidth(total_gbps: float, share: float, busy: int) -> float:
     """Bandwidth one processor gets while ``busy`` processors (itself included) run: its own
     cap ``share`` x total, or an equal split of the total, whichever is smaller."""
     return min(share * total_gbps, total_gbps / max(busy, 1))
+
+
+def whole_ns(x: float, what: str) -> int:
+    """Whole ns, bounded where they become ns (not overflowing the clock and journals)."""
+    if not x <= MAX_TIME_S * NS_PER_S:
+        raise UserError(f"the twin's constants make {what} take {x / NS_PER_S:.3g} s alone, "
+                        f"beyond the {MAX_TIME_S:g} s any time may be: check the device's "
+                        "throughputs (peak_gflops, bandwidths), which must be far above 0")
+    return max(1, round_int(x))

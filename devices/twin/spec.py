@@ -34,8 +34,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from omegaconf import MISSING
-
+from devices.twin.blocks import (
+    as_block,
+    as_mapping,
+    check_keys,
+    checked,
+    floats,
+    number_table,
+    strings,
+)
 from devices.twin.config import (
     MECHANISM_CONSTANTS,
     CalibrationConf,
@@ -47,7 +54,6 @@ from devices.twin.config import (
     TwinProcessorConf,
 )
 from harness.seams.errors import UserError
-from harness.seams.fields import check
 from harness.seams.plan import ProcessorKind, op_ranges
 
 #: numeric classes an op computes in; ``int8`` stands for every 8-bit integer type
@@ -221,62 +227,6 @@ def parse(conf: TwinDeviceConf) -> TwinSpec:
     return TwinSpec(conf.name, conf.description, _device_spec(conf.name, device), procs)
 
 
-def _block(cls: type[T], raw: Any, where: str) -> T:
-    """``raw`` as the schema dataclass ``cls``: itself, or a plain mapping (as tests write
-    one) with no unknown key and every key the schema needs."""
-    if isinstance(raw, cls):
-        return raw
-    table = _mapping(raw, where)
-    _check_keys(where, table, _names(cls), _required(cls))
-    return cls(**table)
-
-
-def _checked(block: Any, where: str, path: str) -> None:
-    """:func:`~harness.seams.fields.check` with the processor (or device) named."""
-    try:
-        check(block, path)
-    except UserError as exc:
-        raise UserError(f"twin: {where}: {exc}") from None
-
-
-def _mapping(value: Any, where: str) -> dict[str, Any]:
-    if value is None:
-        raise UserError(f"twin: {where} has no twin: block")
-    if not isinstance(value, Mapping):
-        raise UserError(f"twin: {where} twin: must be a mapping, got {value!r}")
-    return {str(k): v for k, v in value.items()}
-
-
-def _check_keys(where: str, raw: Mapping[str, Any], allowed: set[str], required: set[str]) -> None:
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise UserError(f"twin: {where}: unknown key {unknown[0]!r} (allowed: {sorted(allowed)})")
-    missing = sorted(required - set(raw))
-    if missing:
-        raise UserError(f"twin: {where}: missing key {missing[0]!r}")
-
-
-def _names(cls: Any) -> set[str]:
-    return {f.name for f in dataclasses.fields(cls)}
-
-
-def _required(cls: Any) -> set[str]:
-    """The schema's fields without a default."""
-    return {f.name for f in dataclasses.fields(cls)
-            if f.default is MISSING and f.default_factory is dataclasses.MISSING}
-
-
-def _floats(block: Any, names: Iterable[str]) -> dict[str, float]:
-    """The numbers ``names`` of ``block`` as floats (as the compiled twin reads them); a
-    constant not given (None) is 0.0, which only a mechanism that is off can have
-    (:func:`_check_mechanisms`), so nothing reads it."""
-    return {name: _float(getattr(block, name)) for name in names}
-
-
-def _float(value: Any) -> float:
-    return 0.0 if value is None else float(value)
-
-
 def _check_mechanisms(name: str, device: TwinDeviceBlock,
                       processors: Iterable[tuple[str, TwinProcessorBlock]]) -> None:
     """One UserError naming every constant not given of each mechanism that is on."""
@@ -307,17 +257,17 @@ _DEVICE_NUMBERS = tuple(f.name for f in dataclasses.fields(TwinDeviceBlock)
 
 def _device_block(name: str, raw: Any) -> TwinDeviceBlock:
     where = f"device {name}"
-    block = _block(TwinDeviceBlock, raw, where)
-    block.mechanisms = _block(MechanismsConf, block.mechanisms, f"{where} mechanisms")
-    _checked(block, where, "device.twin")
+    block = as_block(TwinDeviceBlock, raw, where)
+    block.mechanisms = as_block(MechanismsConf, block.mechanisms, f"{where} mechanisms")
+    checked(block, where, "device.twin")
     return block
 
 
 def _device_spec(name: str, block: TwinDeviceBlock) -> TwinDeviceSpec:
-    return TwinDeviceSpec(**_floats(block, _DEVICE_NUMBERS),
+    return TwinDeviceSpec(**floats(block, _DEVICE_NUMBERS),
                           scheduler_ns_per_work=_prices(name, block.scheduler_ns_per_work),
                           mechanisms=Mechanisms(**dataclasses.asdict(block.mechanisms)),
-                          provenance=_strings(f"device {name}", block.provenance))
+                          provenance=strings(f"device {name}", block.provenance))
 
 
 def _prices(name: str, raw: Any) -> Mapping[str, float]:
@@ -337,12 +287,12 @@ _PROCESSOR_NUMBERS = tuple(f.name for f in dataclasses.fields(TwinProcessorBlock
 
 def _processor_block(device: str, index: int, conf: TwinProcessorConf) -> TwinProcessorBlock:
     where = f"{device} processor {conf.name}"
-    block = _block(TwinProcessorBlock, conf.twin, where)
+    block = as_block(TwinProcessorBlock, conf.twin, where)
     if block.calibration is not None:
-        block.calibration = _block(CalibrationConf, block.calibration, f"{where} calibration")
+        block.calibration = as_block(CalibrationConf, block.calibration, f"{where} calibration")
     if block.concurrency is not None:
-        block.concurrency = _block(ConcurrencyConf, block.concurrency, f"{where} concurrency")
-    _checked(block, where, f"device.processors.{index}.twin")
+        block.concurrency = as_block(ConcurrencyConf, block.concurrency, f"{where} concurrency")
+    checked(block, where, f"device.processors.{index}.twin")
     return block
 
 
@@ -350,40 +300,26 @@ def _processor_spec(device: str, conf: TwinProcessorConf, block: TwinProcessorBl
                     ) -> TwinProcessorSpec:
     where = f"{device} processor {conf.name}"
     spec = TwinProcessorSpec(
-        name=conf.name, kind=conf.kind, **_floats(block, _PROCESSOR_NUMBERS),
-        peak_gflops=_table(where, "peak_gflops", block.peak_gflops, set(DTYPES), set()),
-        efficiency=_table(where, "efficiency", block.efficiency, set(OP_CLASSES),
+        name=conf.name, kind=conf.kind, **floats(block, _PROCESSOR_NUMBERS),
+        peak_gflops=number_table(where, "peak_gflops", block.peak_gflops, set(DTYPES), set()),
+        efficiency=number_table(where, "efficiency", block.efficiency, set(OP_CLASSES),
                           set(OP_CLASSES)),
         freqs_mhz=tuple(sorted(float(f) for f in block.freqs_mhz)),
         run_as=_run_as(where, block.run_as), weight_copy=bool(block.weight_copy),
-        calibration=_calibration(block.calibration), provenance=_strings(where, block.provenance),
+        calibration=_calibration(block.calibration), provenance=strings(where, block.provenance),
         measured_ns=_measured(where, block.measured_us),
         concurrency=_concurrency(where, block.concurrency))
     _check_voltage(where, spec)
     return spec
 
 
-def _table(where: str, key: str, raw: Any, allowed: set[str], required: set[str]
-           ) -> dict[str, float]:
-    """A table keyed by dtype or op class: only the keys the twin knows."""
-    table = _mapping(raw, f"{where} {key}")
-    _check_keys(f"{where} {key}", table, allowed, required)
-    return {k: float(v) for k, v in table.items()}
-
-
 def _run_as(where: str, raw: Any) -> dict[str, str]:
-    table = _strings(where, raw)
-    _check_keys(f"{where} run_as", table, set(DTYPES), set())
+    table = strings(where, raw)
+    check_keys(f"{where} run_as", table, set(DTYPES), set())
     bad = [v for v in table.values() if v not in DTYPES]
     if bad:
         raise UserError(f"twin: {where}: run_as target {bad[0]!r} is not one of {DTYPES}")
     return table
-
-
-def _strings(where: str, raw: Any) -> dict[str, str]:
-    if not isinstance(raw, Mapping):
-        raise UserError(f"twin: {where}: expected a mapping, got {raw!r}")
-    return {str(k): str(v) for k, v in raw.items()}
 
 
 def _calibration(conf: CalibrationConf | None) -> Calibration | None:
@@ -413,7 +349,7 @@ def parse_measured_key(key: str) -> tuple[str, frozenset[int]]:
 
 
 def _measured(where: str, raw: Any) -> dict[tuple[str, frozenset[int]], float]:
-    table = _mapping(raw, f"{where} measured_us")
+    table = as_mapping(raw, f"{where} measured_us")
     out = {}
     for key, value in table.items():
         try:
@@ -441,3 +377,11 @@ def _concurrency(where: str, conf: ConcurrencyConf | None) -> tuple[tuple[int, f
 def _check_voltage(where: str, spec: TwinProcessorSpec) -> None:
     if spec.v_min_v > spec.v_max_v:
         raise UserError(f"twin: {where}: v_min_v {spec.v_min_v} exceeds v_max_v {spec.v_max_v}")
+
+
+def calibration_fact(p: TwinProcessorSpec) -> object:
+    """What a processor's calibration was, as a run's device facts record it."""
+    c = p.calibration
+    if c is None:
+        return None
+    return {"model": c.model, "target_ms": c.target_ms, "int8": c.int8, "source": c.source}

@@ -31,7 +31,8 @@ from tests.fixtures.paths import REPO
 
 PACKAGES = ("harness", "devices", "baselines", "adms")
 COMPOSITION_ROOT = ("harness/__main__.py", "harness/analyze.py", "harness/probe.py",
-                    "harness/calibrate/", "harness/validate/", "harness/experiment/")
+                    "harness/calibrate/", "harness/validate/", "harness/sensitivity/",
+                    "harness/experiment/")
 #: what a component may import of the harness
 FLOOR = ("harness.seams", "harness.models")
 #: (modules under this prefix, top-level packages they must not import, except these modules)

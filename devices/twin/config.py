@@ -200,7 +200,8 @@ class TwinDeviceBlock:
     # or policy name (band, adms, tflite; the baseline's name is looked up first): each
     # policy counts its own unit, so each has its own measured price (docs/decision-cost.md);
     # a policy not listed pays scheduler_ns_per_op
-    scheduler_ns_per_work: dict[str, float] = field(default_factory=dict)
+    scheduler_ns_per_work: dict[str, float] = field(default_factory=dict, metadata=spec(
+        "ns", NONNEG, "decision time per counted unit of work, by baseline or policy"))
     # memory the app may use for interpreters, arenas and weight copies, MB (0: unlimited)
     memory_budget_mb: float | None = field(default=None, metadata=spec(
         "MB", NONNEG, "memory for interpreters; 0: unlimited"))

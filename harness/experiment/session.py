@@ -12,6 +12,7 @@ notebooks, tests): the same ``conf/``, the same schemas, Hydra's compose API.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import platform
 import shutil
 import sys
@@ -147,7 +148,20 @@ def _leave_no_folder(folder: Path) -> None:
     found = {p.name for p in folder.iterdir()} if folder.is_dir() else {"?"}
     made = ".hydra" in found  # a folder Hydra made (an empty one given is left alone)
     if made and found <= HYDRA_ONLY and not any(p.stat().st_size for p in folder.glob("*.log")):
+        _close_logs_in(folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _close_logs_in(folder: Path) -> None:
+    """Detach the log files Hydra opened in ``folder`` (its job log, created on the first
+    record): a later record in this process must not recreate it in a removed folder."""
+    for logger in (logging.getLogger(), *(logging.getLogger(n) for n in
+                                          list(logging.root.manager.loggerDict))):
+        for handler in list(getattr(logger, "handlers", ())):
+            name = getattr(handler, "baseFilename", "")
+            if name and Path(name).parent == folder.resolve():
+                logger.removeHandler(handler)
+                handler.close()
 
 
 def with_model_names(cfg: RunConf) -> RunConf:

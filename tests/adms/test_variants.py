@@ -79,8 +79,11 @@ def test_adms_ef_yaml_is_adms_asks_with_the_additions_on() -> None:
 
 
 def _requests(overrides: tuple[str, ...], tmp: Path, tag: str) -> dict[str, str]:
+    """Both rows' request tables; decisions are not priced (each baseline has its own
+    measured price per unit of work, docs/decision-cost.md: equal decisions, other times)."""
     cfg = compose_run("device=k50pro", "scenario=frs", *SHORT, "seed.base=0",
-                      "run=[adms_asks,adms_ef]", *overrides)
+                      "run=[adms_asks,adms_ef]", "device.twin.mechanisms.scheduler_cost=false",
+                      *overrides)
     data, _ = run_baselines(cfg, tmp / tag, tmp / "cache")
     table = data.requests
     return {b: table[table["baseline"] == b].drop(columns=["baseline"]).to_csv(index=False)

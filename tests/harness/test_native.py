@@ -98,5 +98,8 @@ def test_compiled_and_interpreted_give_the_same_tables(tmp_path: Path) -> None:
     assert len(b.subgraphs) > 1000
     for table in ("requests", "subgraphs", "sensors"):
         pd.testing.assert_frame_equal(getattr(a, table), getattr(b, table))
-    assert ((tmp_path / "interpreted/summary.csv").read_text()
-            == (tmp_path / "compiled/summary.csv").read_text())
+    # (what other processes did to the machine during each run is measured, not simulated)
+    measured = ["other_cores", "cores"]
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "interpreted/summary.csv").drop(columns=measured, errors="ignore"),
+        pd.read_csv(tmp_path / "compiled/summary.csv").drop(columns=measured, errors="ignore"))

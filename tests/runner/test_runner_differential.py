@@ -70,8 +70,9 @@ def test_random_runs_are_equal(binary: Path, tmp_path: Path, family: str, seed: 
 
 def test_streams_dropped_together_release_in_drop_order(binary: Path, tmp_path: Path) -> None:
     """Found by the property test: ADMS shed two streams' requests in one decision; Python
-    re-issues them (after the wait) in the order of the drops, and so must the runner."""
-    assert assert_equal(binary, Case("adms", 13, Arrival.stream, 8, 2, 300.0), tmp_path)[1] > 1
+    re-issues them (after the wait) in the order of the drops, and so must the runner (a seed
+whose random ADMS config sheds several requests; the configs' draws changed with the readings)."""
+    assert assert_equal(binary, Case("adms", 0, Arrival.stream, 8, 2, 300.0), tmp_path)[1] > 1
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -42,6 +42,8 @@ EXPECTED: dict[str, list[tuple[str, Any]]] = {
     "concurrency": [("device.name", "k50pro"), ("scenario.name", "concurrency")],
     "frames_sweep": [("device.name", "k50pro"), ("seed.count", 3),
                      ("run", ["tflite", "tflite_gpu", "band", "adms", "adms_ef"])],
+    "readings": [("device.name", "k50pro"), ("seed.count", 10), ("scenario.duration_s", 10.0),
+                 ("run", ["tflite", "tflite_gpu", "band_best", "adms_readings"])],
     "windows": [("run", ["adms", "adms_per_model", "band", "band7", "adms_window1", "adms_ws2",
                          "adms_ws3", "adms_ws4", "adms_ws5", "adms_ws8", "adms_ws12"]),
                 ("baselines.adms_ws4.window_size", 4)],

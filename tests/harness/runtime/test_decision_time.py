@@ -7,9 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.runtime.core import Start
+import numpy as np
+
+from baselines.tflite import TfliteConf, TflitePolicy
+from harness.config.schema import Arrival, ScenarioConf
+from harness.runtime.core import Runtime, Start
 from harness.runtime.driver import Driver
+from harness.runtime.sensors import SensorCache
+from harness.runtime.traffic import Traffic
 from harness.seams.records import Request
+from harness.seams.units import NS_PER_MS
+from tests.fixtures.policies import plan, procs
 
 NS_PER_WORK = 10
 
@@ -37,23 +45,28 @@ class _Engine:
         return work * NS_PER_WORK
 
     def start(self, job_id: int, request: Request, subgraph: Any, now_ns: int,
-              on_done: Any) -> None:
+              on_done: Any) -> None:  # (the Engine protocol's start)
         self.started.append((job_id, now_ns))
 
 
-class _Runtime:
-    decision_work = 0
-
-
-def _driver() -> tuple[Driver, _Clock, _Engine, _Runtime]:
-    clock, engine, runtime = _Clock(), _Engine(), _Runtime()
-    driver = Driver(clock, engine, runtime, None, None, 1)  # type: ignore[arg-type]
+def _driver() -> tuple[Driver, _Clock, _Engine, Runtime]:
+    """A driver whose runtime never decides here: the test sets each decision's work."""
+    clock, engine = _Clock(), _Engine()
+    plans = {"m": plan("m", [("cpu", 0, 0, 1)])[0]}
+    runtime = Runtime(TflitePolicy(TfliteConf()), plans, procs("cpu"), lambda *_: None,
+                      lambda *_: None)
+    scenario = ScenarioConf(name="t", models=["m"], arrival=Arrival.frames, duration_s=1e-6,
+                            warmup_s=0.0)
+    traffic = Traffic(scenario, {}, np.random.default_rng(0))
+    sensors = SensorCache(lambda now_ns: (), NS_PER_MS)
+    driver = Driver(clock, engine, runtime, traffic, sensors, NS_PER_MS)
     return driver, clock, engine, runtime
 
 
-def _decide(driver: Driver, runtime: _Runtime, work: int, job_ids: list[int]) -> None:
+def _decide(driver: Driver, runtime: Runtime, work: int, job_ids: list[int]) -> None:
     runtime.decision_work = work
-    driver._dispatch_now([Start(j, None, None) for j in job_ids])  # type: ignore[arg-type]
+    request, sg = Request(0, "m", 0, 0, 0), runtime.plans["m"].subgraphs[0]
+    driver._dispatch_now([Start(j, request, sg) for j in job_ids])
 
 
 def test_a_decision_that_starts_nothing_still_takes_its_time() -> None:

@@ -114,6 +114,9 @@ def test_the_intact_twin_predicts_the_host(zoo: Path, out: Path) -> None:
 def test_a_broken_mechanism_misses_the_bound(zoo: Path, out: Path, broken: str) -> None:
     run(args(zoo, out))  # the intact twin (reused when the test above made it)
     run(args(zoo, out, f"twin_overrides=['{broken}']"))
+    if host_foreign_cores(out) > QUIET_CORES:
+        pytest.skip(f"other processes used {host_foreign_cores(out):.2f} cores during the "
+                    "host run and its calibration: the comparison is spoiled by load")
     intact, errors = fps_errors(out), fps_errors(out, broken)
     assert all(errors[b] > max(intact[b], 0.0) + BOUND_PCT for b in errors), (intact, errors)
 

@@ -39,9 +39,10 @@ def register_all() -> None:
     from harness.farm import cell  # noqa: F401  (registers the cell's schema on import)
     from harness.farm import config as farm
     from harness.paper import config as paper
+    from harness.sensitivity import config as sensitivity
 
     analyze.register_analyze()  # the run's and every component's, then the analyzer's
-    for module in (calibrate, farm, paper):
+    for module in (calibrate, farm, paper, sensitivity):
         module.register()
 
 

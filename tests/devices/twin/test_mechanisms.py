@@ -176,7 +176,7 @@ def test_a_bad_price_is_one_error_naming_it(bad: Any) -> None:
     from harness.seams.errors import UserError
 
     conf = device_with("scheduler_cost", scheduler_ns_per_work={"band": bad})
-    with pytest.raises(UserError, match=r"scheduler_ns_per_work\.band must be a number"):
+    with pytest.raises(UserError, match=r"scheduler_ns_per_work\.band"):
         parse(conf)
 
 

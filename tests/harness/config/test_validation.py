@@ -48,9 +48,9 @@ PREFIX = {
 }
 #: fields whose value is a list or mapping of numbers: the override sets one item
 ITEM = {"peak_gflops": "float32", "efficiency": "conv", "freqs_mhz": "0", "cores": "0",
-        "window_candidates": "0", "measured_us": "m"}
+        "window_candidates": "0", "measured_us": "m", "scheduler_ns_per_work": "band"}
 #: mappings with free keys (a new key needs ``+``)
-FREE_KEYS = {"measured_us"}
+FREE_KEYS = {"measured_us", "scheduler_ns_per_work"}
 
 
 def declared_numbers() -> list[tuple[str, str, Range]]:

@@ -34,6 +34,9 @@ class _Clock:
     def report(self, *_: Any) -> None:
         raise AssertionError("no completion in this test")
 
+    def wait(self, *_: Any) -> Any:
+        raise AssertionError("the driver's loop does not run in this test")
+
 
 class _Engine:
     """Charges NS_PER_WORK per unit of work and records when each subgraph is started."""
@@ -47,6 +50,12 @@ class _Engine:
     def start(self, job_id: int, request: Request, subgraph: Any, now_ns: int,
               on_done: Any) -> None:  # (the Engine protocol's start)
         self.started.append((job_id, now_ns))
+
+    def start_clock(self) -> Any:
+        raise AssertionError("the driver's loop does not run in this test")
+
+    def read_sensors(self, now_ns: int) -> tuple[()]:
+        return ()
 
 
 def _driver() -> tuple[Driver, _Clock, _Engine, Runtime]:

@@ -40,17 +40,24 @@ def naive_rest(mp: ModelPlan, cost: Mapping[int, int]) -> list[float]:
     return rest
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(2, 7), st.data())
-def test_chain_table_equals_the_naive_recursion(n_units: int, data: st.DataObject) -> None:
+def random_plan(n_units: int, data: st.DataObject, fewest: int, most: int
+                ) -> tuple[ModelPlan, dict[int, int]]:
+    """A cpu unit subgraph per unit and ``fewest``..``most`` random gpu/npu spans; costs by
+    subgraph index."""
     spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
-    for _ in range(data.draw(st.integers(0, 10))):
+    for _ in range(data.draw(st.integers(fewest, most))):
         a = data.draw(st.integers(0, n_units - 1))
         b = data.draw(st.integers(a, n_units - 1))
         spans.append((data.draw(st.sampled_from(["gpu", "npu"])), a, b,
                       data.draw(st.integers(1, 50))))
     mp, prof = plan("m", spans)
-    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+    return mp, {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data())
+def test_chain_table_equals_the_naive_recursion(n_units: int, data: st.DataObject) -> None:
+    mp, cost = random_plan(n_units, data, 0, 10)
     table = ChainTable(mp, lambda sg: cost[sg.index])
     assert list(table.rest()) == naive_rest(mp, cost)
 
@@ -88,14 +95,7 @@ def test_chain_table_with_handoffs_equals_the_tuners_chain_latency(
     """The scheduler's table (no processor before unit 0) gives the tuner's
     :func:`chain_latency` for the same costs and handoffs, and, after any cost changes,
     a fresh table's answer (the incremental solve over (unit, processor before))."""
-    spans = [("cpu", u, u, data.draw(st.integers(1, 50))) for u in range(n_units)]
-    for _ in range(data.draw(st.integers(1, 8))):
-        a = data.draw(st.integers(0, n_units - 1))
-        b = data.draw(st.integers(a, n_units - 1))
-        spans.append((data.draw(st.sampled_from(["gpu", "npu"])), a, b,
-                      data.draw(st.integers(1, 50))))
-    mp, prof = plan("m", spans)
-    cost = {sg.index: prof[(sg.model, sg.index)] for sg in mp.subgraphs}
+    mp, cost = random_plan(n_units, data, 1, 8)
     hand = {sg.index: data.draw(st.integers(0, 30)) for sg in mp.subgraphs}
     table = ChainTable(mp, lambda sg: cost[sg.index], lambda sg: hand[sg.index])
     assert table.rest()[0] == chain_latency(mp, lambda sg: cost[sg.index],

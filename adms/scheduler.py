@@ -133,6 +133,11 @@ class AdmsScheduler:
         return Job(position, job, kind.options, slo, enqueue_ms, kind.avg_ms, kind.remaining_ms,
                    wait_term(self._alpha, now_ms, enqueue_ms, kind.avg_ms), latency_ms)
 
+    def _resource(self, load: float) -> float:
+        """Eq. (3)'s factor on a processor at ``load``: ``δ (2 B_cur − B_max) / B_max`` with
+        ``B_max = 1`` (load is a fraction)."""
+        return self._delta * ((2.0 * load - 1.0) / 1.0)
+
     def _score(self, item: Job, latency_ns: int, resource: float) -> float:
         """Eq. (4) for ``item`` finishing ``latency_ns`` from now on a processor whose
         ``resource`` factor is ``δ (2 B_cur − B_max) / B_max``: :func:`priority`'s sum, in
@@ -158,8 +163,7 @@ class AdmsScheduler:
         self._work += len(jobs)
         held = reserved.get(name, 0)
         here = waiting[name]
-        # eq. (3)'s factor on this processor (B_max = 1: load is a fraction)
-        resource = self._delta * ((2.0 * load - 1.0) / 1.0)
+        resource = self._resource(load)
         for k, item in enumerate(jobs):
             opt = item.options.get(name)
             if opt is None:
@@ -232,7 +236,7 @@ class AdmsScheduler:
             if self._on_processor:
                 for p, o in opts.items():
                     latency = min(latency, waiting[p] + o[0])
-            score = self._score(item, latency, self._delta * ((2.0 * load - 1.0) / 1.0))
+            score = self._score(item, latency, self._resource(load))
             if best is None or score < best[0] or (score == best[0] and (
                     finish < best[1] or (finish == best[1] and item.position < best[2]))):
                 best = (score, finish, item.position, k, name, sg)

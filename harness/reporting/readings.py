@@ -20,17 +20,12 @@ from pathlib import Path
 import pandas as pd
 
 from harness.reporting.stats import ratio_ci
-from harness.reporting.verdict import family, strongest
+from harness.reporting.verdict import family, fps_by_seed, strongest
 
 #: the config group whose rows are the readings
 GROUP = "adms_readings"
 #: the comparisons reported, as (label, how the other row is found)
 AGAINST = ("band", "tflite_gpu", "tflite")
-
-
-def _fps(scenario: pd.DataFrame, baseline: str) -> dict[int, float]:
-    rows = scenario[scenario["baseline"] == baseline]
-    return {int(s): float(v) for s, v in zip(rows["seed"], rows["fps"], strict=True)}
 
 
 def others(scenario: pd.DataFrame, failed: Collection[str]) -> dict[str, str]:
@@ -54,9 +49,9 @@ def table(scenario: pd.DataFrame, readings: Sequence[str], failed: Collection[st
     rows = []
     against = others(scenario, failed)
     for reading in readings:
-        mine = _fps(scenario, reading)
+        mine = fps_by_seed(scenario, reading)
         for label, other in against.items():
-            ratio = ratio_ci(mine, _fps(scenario, other))
+            ratio = ratio_ci(mine, fps_by_seed(scenario, other))
             rows.append({"reading": reading, "against": label, "other": other,
                          "ratio": ratio.mean, "ratio_low": ratio.low, "ratio_high": ratio.high,
                          "n_seeds": ratio.n,

@@ -223,7 +223,8 @@ def _magnitude(ratio: Interval, expected: float, margin: float) -> tuple[Word, s
     return Word.REPRODUCED, f"{said}, reaching {band}"
 
 
-def _fps(scenario: pd.DataFrame, baseline: str) -> dict[int, float]:
+def fps_by_seed(scenario: pd.DataFrame, baseline: str) -> dict[int, float]:
+    """Seed -> FPS of ``baseline``'s per-seed rows."""
     rows = scenario[scenario["baseline"] == baseline]
     return {int(s): float(v) for s, v in zip(rows["seed"], rows["fps"], strict=True)}
 
@@ -234,7 +235,7 @@ def verdict(scenario: pd.DataFrame, adms: str, other: str, device: str, paper_sc
     """The verdict of ``adms`` over ``other`` from the per-seed rows of seeds that
     completed (``scenario``: ``baseline``, ``seed``, ``fps``, ``span_s``, ``frames``;
     ``variants``: the rows run with other settings than their named config's)."""
-    mine, theirs = _fps(scenario, adms), _fps(scenario, other)
+    mine, theirs = fps_by_seed(scenario, adms), fps_by_seed(scenario, other)
     ratio = ratio_ci(mine, theirs)
     stated = paperpair.paper_ratio(device, paper_scenario, other, variants)
     made = partial(Verdict, adms, other, ratio, paper=stated.value, paper_where=stated.where,

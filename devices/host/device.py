@@ -23,6 +23,11 @@ must not eat into the scenario's warm-up and duration); the
 ``start_ns`` is when the worker began the subgraph (after the dispatch from :meth:`start`),
 ``end_ns`` when its outputs were copied out; ``on_done`` is called from the worker thread.
 
+**Concurrent plans** (vanilla TFLite's interpreters, each on an app thread of its own) run on
+lanes, a thread per model and processor pinned to the processor's cores, so the kernel
+time-slices the core among them (:mod:`devices.host.lanes`); every other plan's subgraphs
+queue on the processor's worker, one at a time.
+
 **Building and profiles** (:class:`~devices.host.runners.RunnerTable`). :meth:`HostDevice.load`
 slices every subgraph and builds interpreters for the first ``host.eager_build_limit``
 distinct (model, op set, processor) slices, each on its own worker (workers build in
@@ -60,6 +65,7 @@ from devices.host.contention import ContentionMonitor
 from devices.host.jobs import InputFrames, JobTable, Liveness
 from devices.host.jobs import Job as Job
 from devices.host.jobs import Tensors as Tensors
+from devices.host.lanes import Lanes
 from devices.host.profiles import ProfileCache, time_copy_in
 from devices.host.runners import RunnerTable
 from devices.host.sensors import HostSensors
@@ -113,6 +119,9 @@ class HostDevice(DeviceDefaults):
         self._jobs = JobTable(self.settings.keep_outputs)
         self._frames = InputFrames(self.settings.seed, self.settings.input_frames)
         self.workers: dict[str, Worker] = {}
+        #: threads of the models whose interpreters run concurrently (vanilla TFLite)
+        self.lanes = Lanes({s.name: s.cores for s in specs})
+        self._concurrent: frozenset[str] = frozenset()
         self._start_workers(specs)
 
     def _start_workers(self, specs: Iterable[HostProcessorSpec]) -> None:
@@ -185,6 +194,9 @@ class HostDevice(DeviceDefaults):
             self._liveness[model] = Liveness.of(self._graphs[model])
         subgraphs = [sg for plan in plans.values() for sg in plan.subgraphs]
         self._runners.load(list(dict.fromkeys(slice_key(sg) for sg in subgraphs)))
+        self._concurrent = frozenset(m for m, plan in plans.items() if plan.concurrent)
+        self.lanes.open({m: sorted({sg.processor for sg in plans[m].subgraphs})
+                          for m in self._concurrent})
 
     def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
         """Median ns of the subgraph alone on its processor (from the disk cache if there)."""
@@ -213,8 +225,11 @@ class HostDevice(DeviceDefaults):
         on_done: Callable[[Completion], None],
     ) -> None:
         worker = self._worker(subgraph.processor)
+        judged = subgraph.model not in self._concurrent
+        if not judged:  # its own thread beside the others' (devices.host.lanes)
+            worker = self.lanes.lane(subgraph.processor, subgraph.model)
         self._contention.mark_start()
-        worker.post(lambda: self._run(job_id, request, subgraph, on_done))
+        worker.post(lambda: self._run(job_id, request, subgraph, on_done, judged))
 
     def read_sensors(self, now_ns: int) -> tuple[SensorSample, ...]:
         return self.sensors.read(now_ns)
@@ -223,6 +238,7 @@ class HostDevice(DeviceDefaults):
         """Wait until every task posted to the workers so far (and its ``on_done``) has ended."""
         for worker in self.workers.values():
             worker.call(lambda: None)
+        self.lanes.drain()
 
     def close(self) -> None:
         """Stop the workers (each joined with ``host.join_timeout_s``); idempotent. Logs the
@@ -230,6 +246,9 @@ class HostDevice(DeviceDefaults):
         (:meth:`~devices.host.slicecache.SliceCache.trim`) and warns about workers that did not
         have their cores."""
         self._runners.log_profile_use()
+        for name in self.lanes.close(self.settings.join_timeout_s):
+            log.warning("host lane %s did not stop within %ss", name,
+                        self.settings.join_timeout_s)
         for name, worker in self.workers.items():
             if not worker.close(self.settings.join_timeout_s):
                 log.warning("host worker %s did not stop within %ss", name,
@@ -294,9 +313,10 @@ class HostDevice(DeviceDefaults):
 
     def _run(
         self, job_id: int, request: Request, subgraph: Subgraph,
-        on_done: Callable[[Completion], None],
+        on_done: Callable[[Completion], None], judged: bool = True,
     ) -> None:
-        """Worker task: run one subgraph of one job and report it."""
+        """Worker task: run one subgraph of one job and report it (``judged``: its thread
+        had the core to itself, so its CPU share measures other processes' load)."""
         start_ns, cpu_ns = self.now_ns(), time.thread_time_ns()
         try:
             self._execute(job_id, request, subgraph)
@@ -306,7 +326,9 @@ class HostDevice(DeviceDefaults):
             self._jobs.drop(job_id)
             ok = False
         end_ns = self.now_ns()
-        self._contention.add(subgraph.processor, end_ns - start_ns, time.thread_time_ns() - cpu_ns)
+        if judged:
+            self._contention.add(subgraph.processor, end_ns - start_ns,
+                                 time.thread_time_ns() - cpu_ns)
         on_done(Completion(job_id, request, subgraph, start_ns, end_ns, ok))
 
     def _execute(self, job_id: int, request: Request, subgraph: Subgraph) -> None:

@@ -6,8 +6,8 @@
 Baselines and experiments are described by the first sentence of their YAML's header
 comment, devices and scenarios by their ``description`` field; each device shows its kind
 (twin, host or adb: what produces the numbers, from its class); models are the zoo's;
-tools are the commands a top-level ``conf/<name>.yaml`` configures (the sweep of every
-estimated twin constant: ``sensitivity``).
+tools are every other command (``harness NAME --help`` says more), with the top-level
+``conf/NAME.yaml`` that configures it where there is one.
 Groups of baselines (``band_best``, ...) are listed with their members.
 """
 
@@ -110,13 +110,15 @@ def models() -> Iterator[str]:
 
 
 def tools() -> Iterator[str]:
-    """The commands configured by a top-level ``conf/<command>.yaml`` (``harness paper``,
-    ``harness sensitivity``, ...), by their YAML's first sentence."""
+    """Every command besides the run (``harness NAME ...``), by what it does; a command a
+    top-level ``conf/NAME.yaml`` configures says so and takes ``key=value`` from it."""
     from harness.cli.main import COMMANDS
 
-    for path in sorted(CONF_DIR.glob("*.yaml")):
-        if path.stem in COMMANDS:
-            yield _line(path.stem, first_sentence(path))
+    for name, (_, _, words) in COMMANDS.items():
+        if name == "list":
+            continue
+        configured = (CONF_DIR / f"{name}.yaml").is_file()
+        yield _line(name, f"{words} (conf/{name}.yaml)" if configured else words)
 
 
 #: section -> (title, its lines)
@@ -126,7 +128,7 @@ SECTIONS: dict[str, tuple[str, Callable[[], Iterator[str]]]] = {
     "scenarios": ("scenarios (scenario=...)", scenarios),
     "experiments": ("experiments (harness -m +experiment=NAME)", experiments),
     "models": ("zoo models (scenario.models=[...])", models),
-    "tools": ("tools (harness NAME key=value ...; conf/NAME.yaml)", tools),
+    "tools": ("tools (harness NAME ...; harness NAME --help)", tools),
 }
 
 

@@ -81,6 +81,14 @@ def apply(run: RunConf, constant: ConstantConf, value: float) -> RunConf:
     """A copy of ``run`` with ``constant`` at ``value`` (a factor where it is one)."""
     out = copy.deepcopy(run)
     if constant.at is Where.device:
+        prices = getattr(getattr(out.device, "twin", None), constant.name, None)
+        if isinstance(prices, dict):  # one price per policy: every price by the factor
+            if not prices:
+                raise UserError(f"sensitivity: device {run.device.name!r} has no "
+                                f"{constant.name!r} entries to scale")
+            setattr(out.device.twin, constant.name,
+                    {k: float(v) * value for k, v in prices.items()})
+            return out
         base = _device_value(out, constant.name)
         setattr(out.device.twin, constant.name, base * value if constant.relative else value)
         return out

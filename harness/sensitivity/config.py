@@ -5,7 +5,9 @@ sets the device block's field (``twin.<name>``) to each value; ``at: processors`
 every processor's own value of the field (where it has one) by each value, a factor, so one
 swept number stands for the per-processor estimates together. ``relative: true`` makes a
 device constant's values factors of the device's own value too (a memory budget differs per
-phone). The schema checks the names before anything runs (:func:`check`).
+phone). A device field holding one value per policy (``scheduler_ns_per_work``) is swept as
+one factor on all its values. The schema checks the names before anything runs
+(:func:`check`).
 """
 
 from __future__ import annotations
@@ -104,6 +106,10 @@ def selected(cfg: SensitivityConf) -> list[ConstantConf]:
     return chosen
 
 
+#: device fields holding one value per baseline or policy (swept as one factor on all)
+_BY_POLICY = ("scheduler_ns_per_work",)
+
+
 def check(constant: ConstantConf) -> None:
     """The constant names a numeric field of its block, and its range is usable."""
     block = TwinDeviceBlock if constant.at is Where.device else TwinProcessorBlock
@@ -111,6 +117,9 @@ def check(constant: ConstantConf) -> None:
     if constant.name not in fields:
         raise UserError(f"sensitivity: {constant.name!r} is not a field of the twin's "
                         f"{constant.at.value} block; allowed: {', '.join(sorted(fields))}")
+    if constant.name in _BY_POLICY and not constant.relative:
+        raise UserError(f"sensitivity: {constant.name} holds one value per policy; sweep it "
+                        f"as a factor (relative: true)")
     if not constant.low < constant.high:
         raise UserError(f"sensitivity: {constant.name}: low {constant.low} must be below "
                         f"high {constant.high}")

@@ -74,6 +74,18 @@ def test_apply_sets_a_device_constant_and_scales_every_processor() -> None:
     assert cells.default_value(run, fixed) == 100.0 and cells.default_value(run, share) == 1.0
 
 
+def test_a_price_per_policy_is_swept_as_one_factor_on_every_policy() -> None:
+    run = compose_run("device=k50pro", "scenario=frs")
+    prices = dict(run.device.twin.scheduler_ns_per_work)
+    assert len(prices) > 3
+    factor = ConstantConf(name="scheduler_ns_per_work", low=0.25, high=8.0, relative=True)
+    out = cells.apply(run, factor, 4.0)
+    assert out.device.twin.scheduler_ns_per_work == pytest.approx(
+        {k: 4.0 * v for k, v in prices.items()})
+    assert run.device.twin.scheduler_ns_per_work == prices
+    assert cells.default_value(run, factor) == 1.0
+
+
 def test_values_span_the_range_on_its_scale() -> None:
     c = ConstantConf(name="x", low=1.0, high=100.0, points=3, scale=Scale.log)
     assert cells.values(c) == pytest.approx([1.0, 10.0, 100.0])
@@ -86,6 +98,8 @@ def test_values_span_the_range_on_its_scale() -> None:
     (["constants=[{name: nope, low: 1, high: 2}]"], "'nope' is not a field of the twin's"),
     (["constants=[{name: copy_fixed_us, low: 2, high: 1}]"], "low 2.0 must be below high"),
     (["anchors=/no/such/file.yaml"], "anchors file '/no/such/file.yaml' does not exist"),
+    (["constants=[{name: scheduler_ns_per_work, low: 1, high: 2}]"],
+     "holds one value per policy; sweep it as a factor"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:
@@ -99,4 +113,4 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str,
 def test_harness_list_names_the_sweep() -> None:
     from harness.cli.listing import listing
 
-    assert "  sensitivity          Where the verdict turns" in listing(["tools"])
+    assert "  sensitivity          every estimated twin constant swept" in listing(["tools"])

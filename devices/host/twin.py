@@ -28,11 +28,11 @@ from devices.opsupport import unsupported_ops
 from devices.processors import ProcessorConf, SupportRules
 from devices.twin.calibrated import CalibratedTwinDevice
 from devices.twin.config import TwinDeviceConf
-from devices.twin.latency import SubgraphCost
+from devices.twin.latency import NS_PER_US, SubgraphCost
 from harness.seams.device import DeviceContext, DeviceKind
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
-from harness.seams.plan import Subgraph
+from harness.seams.plan import ModelPlan, Subgraph
 
 
 class HostTwinDevice(CalibratedTwinDevice):
@@ -50,6 +50,17 @@ class HostTwinDevice(CalibratedTwinDevice):
     @classmethod
     def open(cls, conf: TwinDeviceConf, context: DeviceContext) -> HostTwinDevice:
         return cls(conf, simpy.Environment(), context.rng, context.graphs, context.paths)
+
+    def profile(self, plan: ModelPlan, subgraph: Subgraph) -> int:
+        """What the host's profile of the subgraph would read: its slice alone on its
+        worker, so without the runtime's overhead per subgraph (``scheduler_fixed_us``),
+        which the host pays around a subgraph in a run but never inside a profile. The
+        policies plan with the numbers they would see on the host."""
+        ns = super().profile(plan, subgraph)
+        dev = self.spec.device
+        if not dev.mechanisms.scheduler_cost:
+            return ns
+        return max(1, ns - round(dev.scheduler_fixed_us * NS_PER_US))
 
     def _cost(self, subgraph: Subgraph, shared: bool | None = None) -> SubgraphCost:
         """As the twin's, but never a shared interpreter's partition (the module docstring)."""

@@ -1,10 +1,11 @@
 """The runs a validation makes: each model alone (calibration), then every row on both sides.
 
 Every run is a ``python -m harness`` session into its own folder under ``out``, named by a
-hash of its arguments; a folder whose run completed with the same arguments is reused (its
-``args.json``), so a validation interrupted, or repeated with other twin settings, does not
-measure the host again. Each host run notes the load (``/proc/loadavg``) and the CPU other
-processes used meanwhile (:func:`devices.host.contention.foreign_load`) in ``load.json``.
+hash of its arguments and the checkout's commit; a folder whose run completed with the same
+arguments is reused (its ``args.json``), so a validation interrupted, or repeated with other
+twin settings, does not measure the host again. Each host run notes the load
+(``/proc/loadavg``) and the CPU other processes used meanwhile
+(:func:`devices.host.contention.foreign_load`) in ``load.json``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.console import Console
 
 from devices.host.contention import cpu_clock, foreign_load
 from harness.experiment import session
+from harness.experiment.provenance import git_commit
 from harness.seams.errors import UserError
 from harness.seams.plan import ModelPlan
 from harness.validate.config import ValidateConf
@@ -34,8 +36,9 @@ SINGLE_WARMUP_S = 3.0
 def cached_run(args: Sequence[str], root: Path, console: Console, salt: str = ""
                ) -> tuple[Path, dict[str, object]]:
     """A completed run with ``args`` (reused, or made now) and its load notes; ``salt``
-    (e.g. the twin YAML's text) is part of the key, as a run's arguments are."""
-    keyed = [*args, salt] if salt else list(args)
+    (e.g. the twin YAML's text) and the checkout's commit are part of the key, as a run's
+    arguments are (a run made by other code is not reused)."""
+    keyed = [*args, salt, git_commit()] if salt else [*args, git_commit()]
     key = hashlib.sha256(json.dumps(keyed).encode()).hexdigest()[:12]
     folder = root / key
     done = folder / "args.json"

@@ -92,7 +92,8 @@ def processor_block(measures: Sequence[SliceMeasure], graphs: Mapping[str, Model
                     "peak_gflops": "AVX2 core [E]", "efficiency": "phones' CPU prior [E]",
                     "io_copy_gbps": "none: the kernels share the process's memory [S]",
                     "thermal": "none: no sensors on this host [U]",
-                    "concurrency": "none: concurrent interpreters' threads time-share the core [S]"})
+                    "concurrency": "none: concurrent interpreters' threads time-share the "
+                                   "core [S]"})
 
 
 def device_block(facts: HostFacts) -> TwinDeviceBlock:

@@ -29,14 +29,21 @@ import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+import simpy
 import yaml
 
 from devices.host.spec import available_cores
+from devices.host.twin import HostTwinDevice
+from devices.twin.spec import parse_measured_key
+from harness.models.tflite_io import read_tflite
 from harness.reporting.stats import mean_ci, ratio_ci
 from harness.seams.errors import UserError
+from harness.seams.plan import ModelPlan, Subgraph
 from harness.validate import compare
 from harness.validate.__main__ import run
+from tests.fixtures.runs import compose_run
 
 #: the bound the intact twin must meet on the tiny model, and by which a broken mechanism
 #: moves the error further, %
@@ -119,6 +126,29 @@ def test_a_broken_mechanism_misses_the_bound(zoo: Path, out: Path, broken: str) 
                     "host run and its calibration: the comparison is spoiled by load")
     intact, errors = fps_errors(out), fps_errors(out, broken)
     assert all(errors[b] > max(intact[b], 0.0) + BOUND_PCT for b in errors), (intact, errors)
+
+
+@needs_two_cores
+def test_the_twin_profiles_a_slice_as_the_host_does(zoo: Path, out: Path) -> None:
+    """The policies plan with the twin's profiles: they must read as the host's (the slice
+    alone on its worker), not carry the runtime's overhead per subgraph, which the host
+    pays only around a subgraph in a run."""
+    run(args(zoo, out))  # reused
+    yaml_file = next((out / "device").glob("*.yaml"))
+    cfg = compose_run(f"hydra.searchpath=[file://{out.resolve()}]", f"device={yaml_file.stem}",
+                      "scenario=single", f"scenario.models=[{MODEL}]", f"zoo_cache={zoo}")
+    path = zoo / f"{MODEL}.tflite"
+    twin = HostTwinDevice(cfg.device, simpy.Environment(), np.random.default_rng(0),
+                          {MODEL: read_tflite(path, MODEL)}, {MODEL: path})
+    fixed_ns = cfg.device.twin.scheduler_fixed_us * 1000
+    proc = cfg.device.processors[0]
+    key, measured_us = next(iter(proc.twin.measured_us.items()))
+    model, ops = parse_measured_key(key)
+    sg = Subgraph(0, model, proc.name, ops, (0,))
+    plan = ModelPlan(model, (ops,), (frozenset({proc.name}),), (sg,))
+    profile = twin.profile(plan, sg)
+    assert fixed_ns > 0.2 * measured_us * 1000  # (on a tiny model the overhead is large)
+    assert 0.9 * measured_us * 1000 <= profile < measured_us * 1000 + 0.5 * fixed_ns
 
 
 def test_error_interval_and_ordering_on_known_values() -> None:

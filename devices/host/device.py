@@ -149,7 +149,9 @@ class HostDevice(DeviceDefaults):
         return 0
 
     def start_clock(self) -> WallClock:
-        """Make this instant time 0 (call before the run's first arrival)."""
+        """Make this instant time 0 (call before the run's first arrival); the sensors'
+        load and power start from here too."""
+        self.sensors.restart()
         self.t0_ns = time.monotonic_ns()
         return WallClock(self.t0_ns)
 

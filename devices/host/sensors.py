@@ -5,8 +5,10 @@ reading aggregates the sensors of those cores. Every figure comes from a kernel 
 read under a root directory that tests replace with a fake tree:
 
 * **load**: ``/proc/stat`` per-core jiffies; busy share of the ticks since the previous read
-  (the first read compares against a snapshot taken at construction), summed over the cores;
-  when no tick (1/USER_HZ s) has passed since the previous read, the previous figure again;
+  (the first read compares against a snapshot taken at construction, or at
+  :meth:`HostSensors.restart` when the run's clock starts), summed over the cores; when no
+  tick (1/USER_HZ s) has passed since the previous read, the previous figure again (after a
+  restart: 0, idle, as the run's first instant is);
 * **frequency**: ``/sys/devices/system/cpu/cpuN/cpufreq/scaling_cur_freq`` (kHz, mean over the
   cores), maximum ``cpuinfo_max_freq``; *throttled* when ``scaling_max_freq`` is below
   ``cpuinfo_max_freq`` (a governor or the thermal framework capped it);
@@ -110,6 +112,14 @@ class HostSensors:
         self._clock = clock
         self._cpu_times = self._read_cpu_times()
         self._last_load: dict[str, float | None] = {}
+        self._energy = self._read_energy()
+
+    def restart(self) -> None:
+        """The run starts now: the next read's load and power cover only the time from here,
+        and a read before a tick has passed finds every processor idle, as a run's first
+        instant is (not the loading and profiling before it)."""
+        self._cpu_times = self._read_cpu_times()
+        self._last_load = {name: 0.0 for name in self.processors}
         self._energy = self._read_energy()
 
     # -- readings --------------------------------------------------------------------------

@@ -110,6 +110,20 @@ def test_first_read_without_ticks_gives_the_share_since_boot(root: Path,
     assert loads == {"big": 0.1, "little": 0.02, "both": 0.06}
 
 
+def test_a_restart_forgets_the_load_before_the_run(root: Path, clock: FakeClock) -> None:
+    """Loading and profiling before the clock starts must not read as the run's load."""
+    sensors = HostSensors(root, PROCS, clock)
+    write(root, "proc/stat", proc_stat((200, 0, 0, 900, 0, 0, 0, 0, 0, 0),
+                                       (10, 0, 10, 980, 0, 0, 0, 0, 0, 0)))  # cpu0 busy
+    sensors.restart()
+    assert {s.processor: s.load for s in sensors.read(0)} == {
+        "big": 0.0, "little": 0.0, "both": 0.0}  # no tick yet: idle, as the run starts
+    write(root, "proc/stat", proc_stat((230, 0, 0, 970, 0, 0, 0, 0, 0, 0),
+                                       (10, 0, 10, 1080, 0, 0, 0, 0, 0, 0)))
+    loads = {s.processor: s.load for s in sensors.read(1)}
+    assert loads == {"big": 0.3, "little": 0.0, "both": 0.15}
+
+
 def test_parse_proc_stat_counts_iowait_as_idle_and_skips_the_total_line() -> None:
     times = parse_proc_stat(proc_stat((1, 2, 3, 4, 5, 6, 7, 8, 9, 10), (0,) * 10))
     assert sorted(times) == [0, 1]

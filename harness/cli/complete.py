@@ -183,18 +183,19 @@ def unquoted(raw: str) -> str:
     return raw
 
 
-def replies(line: str, breaks: str = "", conf_dir: Path = CONF_DIR) -> list[str]:
+def replies(line: str, breaks: str = "", conf_dir: Path = CONF_DIR) -> tuple[list[str], bool]:
     """What the shell puts in place of the text it completes: each candidate for the line's
     last word (``line``: the line up to the cursor, the program first), less the part up to
     the word's last break character (``breaks``: bash's ``COMP_WORDBREAKS``; a quoted word
-    is replaced whole)."""
+    is replaced whole); and whether a candidate goes on (:func:`goes_on`: no space after)."""
     words = raw_words(line)
     raw = words[-1]
     before = [unquoted(w) for w in words[1:-1]]
     quote = raw[0] if raw[:1] in ("'", '"') else ""
     cut = 0 if quote else max((i + 1 for i, char in enumerate(raw) if char in breaks),
                               default=0)
-    return [(quote + c)[cut:] for c in candidates(before, unquoted(raw), conf_dir)]
+    found = candidates(before, unquoted(raw), conf_dir)
+    return [(quote + c)[cut:] for c in found], any(goes_on(c) for c in found)
 
 
 def goes_on(reply: str) -> bool:
@@ -265,8 +266,8 @@ def callback(argv: Sequence[str] | None = None) -> int:
                         "(COMP_WORDBREAKS); none: the whole word is replaced")
     parser.add_argument("line", help="the line up to the cursor")
     args = parser.parse_args(argv)
-    found = replies(args.line, args.breaks)
-    print("nospace" if any(goes_on(r) for r in found) else "space")
+    found, on = replies(args.line, args.breaks)
+    print("nospace" if on else "space")
     for reply in found:
         print(reply)
     return 0

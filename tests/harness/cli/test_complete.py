@@ -87,12 +87,17 @@ def test_words_split_as_the_shell_reads_them() -> None:
 
 
 def test_replies_replace_only_the_text_after_bashs_last_word_break() -> None:
-    assert replies("harness run=[adms,band_heft_r", BREAKS) == ["[adms,band_heft_reserved"]
-    assert replies("harness device=mi", BREAKS) == ["mi6"]
-    assert replies("harness device=", BREAKS)[:2] == ["adb", "host"]
+    assert replies("harness run=[adms,band_heft_r", BREAKS) == (
+        ["[adms,band_heft_reserved"], True)  # (in a list: no space after)
+    assert replies("harness device=mi", BREAKS) == (["mi6"], False)
+    assert replies("harness device=", BREAKS)[0][:2] == ["adb", "host"]
     # in open quotes the word is replaced whole; zsh (no breaks) replaces every word whole
-    assert replies("harness 'run=[adms,band_heft_r", BREAKS) == ["'run=[adms,band_heft_reserved"]
-    assert replies("harness run=[adms,band_heft_r") == ["run=[adms,band_heft_reserved"]
+    assert replies("harness 'run=[adms,band_heft_r", BREAKS)[0] == [
+        "'run=[adms,band_heft_reserved"]
+    assert replies("harness run=[adms,band_heft_r")[0] == ["run=[adms,band_heft_reserved"]
+    # a COMP_WORDBREAKS with ",": only the last name is replaced, still with no space after
+    assert replies("harness run=[adms,band_heft_r", BREAKS + ",") == (
+        ["band_heft_reserved"], True)
 
 
 def test_the_callback_says_whether_a_space_follows(capsys: pytest.CaptureFixture[str]) -> None:

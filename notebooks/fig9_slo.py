@@ -29,7 +29,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import layout, metrics, paper
+from harness.reporting import metrics, paper
 
 found = nb.runs("fig9")
 display(Markdown(nb.heading("Figure 9: SLO satisfaction vs SLO multiplier", found)))
@@ -48,29 +48,8 @@ ours = pd.concat([slo_rows(r) for r in found], ignore_index=True)
 ours.pivot_table(index=["model", "baseline"], columns="multiplier", values="slo_pct")
 
 # %%
-models = sorted(ours["model"].unique())
-fig = figures.figure(3.2 * len(models), 3.4)
-axes = fig.subplots(1, len(models), squeeze=False, sharey=True)[0]
-# baselines at the same value (two lines at 0%) would hide each other: each is shifted
-# sideways by a little of the multipliers' span and has its own marker
-MARKERS = ["o", "s", "^", "D", "v", "P"]
-names = sorted(ours["baseline"].unique())
-span = float(ours["multiplier"].max() - ours["multiplier"].min()) or 1.0
-shift = {b: (k - (len(names) - 1) / 2) * 0.02 * span for k, b in enumerate(names)}
-for ax, model in zip(axes, models, strict=True):
-    for baseline, part in ours[ours["model"] == model].groupby("baseline"):
-        means = part.groupby("multiplier")["slo_pct"].agg(["mean", "sem"]).fillna(0)
-        tint = layout.colour(str(baseline))
-        ax.errorbar(means.index + shift[baseline], means["mean"], yerr=1.96 * means["sem"],
-                    marker=MARKERS[names.index(baseline) % len(MARKERS)], alpha=0.85,
-                    color=tint, label=f"ours {baseline} (95% CI; shifted to be seen)")
-        stated = paper.fig9_slo_pct(str(baseline)).get(model)
-        if stated is not None:
-            ax.plot([1.0], [stated], "x", markersize=9, color=tint,
-                    label=f"paper {baseline} at 1.0")
-    ax.set_title(model, fontsize=9)
-    ax.set_xlabel("SLO multiplier")
-axes[0].set_ylabel("SLO satisfaction (%)")
+fig = figures.figure(3.2 * ours["model"].nunique(), 3.4)
+figures.slo_panels(fig, ours)  # (each baseline shifted a little sideways, its own marker)
 figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Figure 9: SLO satisfaction vs SLO multiplier",
                                         found, "fig9"))))

@@ -26,7 +26,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 
 from harness.paper import figures, nb
-from harness.reporting import layout, metrics, paper
+from harness.reporting import metrics, paper
 
 found = nb.runs("table5")
 display(Markdown(nb.heading("Table V: single-model subgraphs and latency", found)))
@@ -132,20 +132,7 @@ nb.emit("table5", rows)
 lat = ours.groupby(["model", "baseline"])["latency_mean_ms"].mean().unstack()
 ref = pd.DataFrame({b: {r.model: r.latency_ms[b] for r in paper.TABLE5} for b in ("band", "adms")})
 fig = figures.figure(8, 3.6)
-ax = fig.subplots()
-width = 0.2
-bars = (("ours", "band"), ("ours", "adms"), ("paper", "band"), ("paper", "adms"))
-for k, model in enumerate(lat.index):
-    for j, (whose, baseline) in enumerate(bars):
-        value = (lat if whose == "ours" else ref)[baseline].get(model)
-        if value is not None and value == value:  # the paper has no value for every model
-            ax.bar(k + (j - 1.5) * width, value, width, color=layout.colour(baseline),
-                   hatch="//" if whose == "paper" else None,
-                   alpha=0.45 if whose == "paper" else 1.0, label=f"{whose} {baseline}")
-# each label centred under its group of four bars (a rotated label anchored at its right
-# end sat under the bars of the model before)
-ax.set_xticks(range(len(lat.index)), lat.index, ha="center")
-ax.set_ylabel("mean latency alone (ms)")
+figures.latency_bars(fig.subplots(), lat, ref)
 figures.legend(fig)
 display(Image(filename=str(figures.save(fig, "Table V: single-model latency, Band vs ADMS",
                                         found, "table5"))))

@@ -31,9 +31,11 @@ queue on the processor's worker, one at a time.
 **Building and profiles** (:class:`~devices.host.runners.RunnerTable`). :meth:`HostDevice.load`
 slices every subgraph and builds interpreters for the first ``host.eager_build_limit``
 distinct (model, op set, processor) slices, each on its own worker (workers build in
-parallel). Plans with more subgraphs than that (Band with ``minimum_subgraph_size`` 1 makes
-thousands) build the rest on first use: in :meth:`profile`, which the runtime calls before it
-starts the clock, or, failing that, in the first :meth:`start`. :meth:`HostDevice.profile`
+parallel), and reports both as phases (``DeviceContext.phases``: "cutting 22 slices",
+"building 22 interpreters"). Plans with more subgraphs than that (Band with
+``minimum_subgraph_size`` 1 makes thousands) build the rest on first use: in
+:meth:`profile`, which the runtime calls before it starts the clock, or, failing that, in
+the first :meth:`start`. :meth:`HostDevice.profile`
 times a slice alone on its processor's worker; measurements persist on disk unless
 ``host.profile_cache`` is false, so every baseline of a run, and every later run, starts from
 the same numbers and profiles each subgraph once.
@@ -82,6 +84,7 @@ from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Subgraph
 from harness.seams.policy import Runner
+from harness.seams.progress import StartPhase, no_phases
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 
 log = logging.getLogger(__name__)
@@ -97,7 +100,8 @@ class HostDevice(DeviceDefaults):
     default_seeds: ClassVar[int] = 3
 
     def __init__(
-        self, conf: HostDeviceConf, model_paths: Mapping[str, Path], cache_dir: Path
+        self, conf: HostDeviceConf, model_paths: Mapping[str, Path], cache_dir: Path,
+        phases: StartPhase = no_phases,
     ) -> None:
         self.conf = conf
         self.settings, specs = parse_device(conf)
@@ -112,7 +116,7 @@ class HostDevice(DeviceDefaults):
         self._liveness: dict[str, Liveness] = {}
         #: each slice's interpreter and profile
         self._runners = RunnerTable(self.settings, self.specs, self.cache_dir, self._worker,
-                                    self._model_path)
+                                    self._model_path, phases)
         #: subgraphs' wall and worker CPU time, and machine CPU time from the first start()
         self._contention = ContentionMonitor({s.name: s.threads for s in specs})
         self._xnnpack: dict[str, frozenset[int]] = {}
@@ -134,7 +138,7 @@ class HostDevice(DeviceDefaults):
 
     @classmethod
     def open(cls, conf: HostDeviceConf, context: DeviceContext) -> HostDevice:
-        return cls(conf, context.paths, context.cache_dir)
+        return cls(conf, context.paths, context.cache_dir, context.phases)
 
     def now_ns(self) -> int:
         """Nanoseconds since :attr:`t0_ns`."""

@@ -8,7 +8,8 @@ subgraphs of whatever plans ask for it, and profiles it once. :class:`RunnerTabl
 (:class:`~devices.host.slicecache.SliceCache` under the device's cache folder), and its
 interpreter is built on its processor's worker, so workers build in parallel
 (:meth:`RunnerTable.build`). :meth:`RunnerTable.load` notes the slices of the plans the device
-loads as *planned* and builds the first ``host.eager_build_limit`` of them; the rest are built
+loads as *planned* and builds the first ``host.eager_build_limit`` of them, cutting and
+building each a phase of the run's progress (:mod:`harness.seams.progress`); the rest are built
 on first use (:meth:`RunnerTable.runner`, called on the slice's worker). A slice that cannot
 be cut or built is a :class:`~harness.seams.errors.UserError` naming model and ops; a slice
 file that another run's cache trim dropped is cut again.
@@ -43,6 +44,7 @@ from devices.host.slicekey import SliceKey, describe_slice
 from devices.host.spec import HostProcessorSpec
 from devices.host.workers import SliceRunner, Worker, litert_version
 from harness.seams.errors import UserError
+from harness.seams.progress import StartPhase, counted, no_phases, steps
 
 log = logging.getLogger(__name__)
 #: wall seconds between two lines of profiling progress
@@ -56,8 +58,11 @@ class RunnerTable:
     def __init__(
         self, settings: HostSettingsConf, specs: Mapping[str, HostProcessorSpec], cache_dir: Path,
         worker: Callable[[str], Worker], model_path: Callable[[str], Path],
+        phases: StartPhase = no_phases,
     ) -> None:
         self.settings = settings
+        #: where load() reports cutting and building (harness.seams.progress)
+        self._phases = phases
         self.specs = specs
         self.cache_dir = cache_dir
         #: a processor's worker (a UserError for an unknown processor)
@@ -81,13 +86,19 @@ class RunnerTable:
         """Note the slices of loaded plans (built before the clock, kept) and build the first
         ``host.eager_build_limit`` of them now; the rest on first use."""
         self._planned.update(keys)
-        self.build(keys[: self.settings.eager_build_limit])
+        self.build(keys[: self.settings.eager_build_limit], self._phases)
 
-    def build(self, keys: Iterable[SliceKey]) -> None:
-        """Slice (here) and build interpreters (on each slice's worker, in parallel)."""
+    def build(self, keys: Iterable[SliceKey], phases: StartPhase = no_phases) -> None:
+        """Slice (here) and build interpreters (on each slice's worker, in parallel): two
+        phases of ``phases``, "cutting N slices" and "building N interpreters", a step per
+        slice (none when every slice is built)."""
         todo = [k for k in keys if k not in self._runners]
-        futures = [(k, self._worker(k[2]).submit(self._builder(k))) for k in todo]
-        for key, future in futures:
+        if not todo:
+            return
+        futures = [(k, self._worker(k[2]).submit(self._builder(k)))
+                   for k in steps(phases, f"cutting {counted(len(todo), 'slice')}", todo)]
+        building = f"building {counted(len(todo), 'interpreter')}"
+        for key, future in steps(phases, building, futures):
             try:
                 self._runners[key] = future.result()
             except Exception as exc:

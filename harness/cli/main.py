@@ -5,14 +5,12 @@
     harness runs                                 # the runs under results/ (the index)
     harness report RUN [RUN ...] [--out DIR]     # re-render tables, plots, trace from run folders
     harness compare RUN_A RUN_B                  # Δ% with intervals, regressions
-    harness analyze|zoo|paper|probe|calibrate|farm|decisions|table5 ...   # the other tools
-    harness analyze|zoo|paper|probe|calibrate|farm|sensitivity ...   # the other tools
-    harness analyze|zoo|paper|probe|calibrate|validate|farm ...   # the other tools
+    harness analyze|zoo|paper|probe|calibrate|validate|farm|decisions|table5|recover|sensitivity ...
+    eval "$(harness completion bash)"            # tab completion: commands, run=[...] names
 
 A first word that names a command runs it with the rest of the line; anything else is the
-run's command line, handed to Hydra unchanged (so ``harness -sc install=bash`` installs
-Hydra's completion for ``harness``; the other tools compose with Hydra's compose API and take
-``key=value`` the same way). Commands are imported only when chosen.
+run's command line, handed to Hydra unchanged (the other tools compose with Hydra's compose
+API and take ``key=value`` the same way). Commands are imported only when chosen.
 """
 
 from __future__ import annotations
@@ -40,6 +38,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "recover": ("harness.experiment.recover", "main", "what a lost phone run left on the phone"),
     "sensitivity": ("harness.sensitivity.__main__", "main",
                     "every estimated twin constant swept: tornado, crossovers"),
+    "completion": ("harness.cli.complete", "main",
+                   'tab completion: eval "$(harness completion bash)" (or zsh)'),
+    "complete": ("harness.cli.complete", "callback",
+                 "what the completion script asks: the replies for a partial line"),
 }
 #: commands whose entry reads sys.argv itself (no argv parameter)
 ARGV_ONLY = ("paper",)

@@ -5,3 +5,11 @@ Components (devices, baselines) keep their own schemas beside their code and reg
 with Hydra's ConfigStore; the composition root (:mod:`harness.experiment.components`)
 registers them all before composing.
 """
+
+from pathlib import Path
+
+#: the YAML configs: ``conf/`` beside the ``harness`` package (in a checkout and when
+#: installed, where ``conf`` is a package of its own); found by path, so that a ``conf/``
+#: folder in the user's working directory cannot shadow it. Defined here, where reading it
+#: imports nothing heavy (tab completion reads ``conf/`` without Hydra)
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"

@@ -32,14 +32,11 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from harness.config import CONF_DIR as CONF_DIR
 from harness.config.reference import find
 from harness.seams.errors import UserError, fail
 from harness.seams.fields import check
 
-#: the YAML configs: ``conf/`` beside the ``harness`` package (in a checkout and when
-#: installed, where ``conf`` is a package of its own); found by path, so that a ``conf/``
-#: folder in the user's working directory cannot shadow it
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 #: errors of composition and of validation against a schema
 #: a config file that is not YAML (yaml.YAMLError: a scanner or parser error naming the file,
 #: its line and column) is a config error too

@@ -49,6 +49,7 @@ from harness.seams.device import (
 )
 from harness.seams.plan import ModelPlan
 from harness.seams.policy import Policy, PolicyContext
+from harness.seams.progress import StartPhase, counted, no_phases, steps
 
 #: (baseline name, its policy) -> the policy the run drives (e.g. a decision trace's recorder)
 PolicyWrap = Callable[[str, Policy], Policy]
@@ -63,10 +64,10 @@ def seeds(base: int) -> dict[str, np.random.Generator]:
     return {p: np.random.default_rng(s) for p, s in zip(SEED_PURPOSES, children, strict=True)}
 
 
-def device_context(cfg: RunConf, models: Models, rngs: Mapping[str, np.random.Generator]
-                   ) -> DeviceContext:
+def device_context(cfg: RunConf, models: Models, rngs: Mapping[str, np.random.Generator],
+                   phases: StartPhase = no_phases) -> DeviceContext:
     return DeviceContext(models.graphs, models.paths, rngs["noise"],
-                         Path(cfg.zoo_cache) / "slices")
+                         Path(cfg.zoo_cache) / "slices", phases)
 
 
 def shares_concurrently(plans: Mapping[str, ModelPlan]) -> bool:
@@ -83,15 +84,17 @@ def run_baseline(
     cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
     progress: Callable[[int], None], cache_dir: Path | None, seed: int | None = None,
     bounds: BoundCache | None = None, wrap: PolicyWrap | None = None,
+    phases: StartPhase = no_phases,
 ) -> BaselineOutcome:
     """Run one baseline with one seed (default ``seed.base``): its facts for the manifest
     (device info, plan counts, the frame-rate bound of its plans) and, on the runtime, its
     plans with their costs (for the run's bound; not for the manifest). ``wrap`` (baseline
     name, policy) -> policy, if given, stands in front of the built policy (a decision
-    trace's recorder)."""
+    trace's recorder). The steps before the clock (op support, planning, the device's
+    loading, profiling) are phases of ``phases``."""
     seed = cfg.seed.base if seed is None else seed
     rngs = seeds(seed)
-    device = open_device(cfg.device, device_context(cfg, models, rngs))
+    device = open_device(cfg.device, device_context(cfg, models, rngs, phases))
     try:
         runner = policy_class(name, cfg.baselines).runner
         if isinstance(device, BaselineRunner) and device.runs_baseline(runner):
@@ -99,20 +102,23 @@ def run_baseline(
             run = BaselineRun(name, runner, cfg.baselines[name], cfg.scenario, seed, rngs,
                               progress, loop)
             return BaselineOutcome(dict(device.run_baseline(run, recorder)))
-        return _run_on(cfg, name, seed, models, recorder, progress, cache_dir, device, rngs,
-                       bounds or BoundCache(), wrap)
+        return _run_on(cfg, name, seed, models, recorder, (progress, phases), cache_dir,
+                       device, rngs, bounds or BoundCache(), wrap)
     finally:
         device.close()
 
 
 def _run_on(
     cfg: RunConf, name: str, seed: int, models: Models, recorder: RunRecorder,
-    progress: Callable[[int], None], cache_dir: Path | None, device: Device,
+    report: tuple[Callable[[int], None], StartPhase], cache_dir: Path | None, device: Device,
     rngs: Mapping[str, np.random.Generator], bounds: BoundCache, wrap: PolicyWrap | None,
 ) -> BaselineOutcome:
+    progress, phases = report
     info = device.describe()
-    unsupported = {m: device.op_support(g) for m, g in models.graphs.items()}
-    slo = slo_budgets(cfg, device, info, unsupported, models, cache_dir)
+    graphs = models.graphs
+    unsupported = {m: device.op_support(graphs[m]) for m in steps(
+        phases, f"op support of {counted(len(graphs), 'model')}", graphs)}
+    slo = slo_budgets(cfg, device, info, unsupported, models, cache_dir, phases)
     context = PolicyContext(name, info, device.profile, cache_dir, models.graphs, unsupported,
                             device.handoff_ns)
     policy = build_policy(name, cfg.baselines, context)
@@ -120,9 +126,9 @@ def _run_on(
         policy = wrap(name, policy)
     if isinstance(device, DecisionPricing):
         device.price_decisions(name, policy.name)
-    plans = plan_all(policy, models, info, unsupported)
+    plans = plan_all(policy, models, info, unsupported, phases)
     device.load(models.graphs, plans)
-    profile = profile_all(device, plans)
+    profile = profile_all(device, plans, phases)
     work = work_of(device, plans, profile)
     own = bounds.bound([p.name for p in info.processors], work)
     policy.prepare(plans, profile)

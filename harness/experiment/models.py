@@ -18,9 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.experiment.progress import bar_phases
 from harness.models import byo, zoo
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
+from harness.seams.progress import StartPhase
 
 
 @dataclass(frozen=True)
@@ -63,9 +65,11 @@ def check_names(scenario: str, entries: Sequence[str]) -> None:
             )
 
 
-def load_models(scenario: str, entries: Sequence[str], files: bool, cache: Path) -> Models:
+def load_models(scenario: str, entries: Sequence[str], files: bool, cache: Path,
+                phases: StartPhase | None = None) -> Models:
     """Graph profiles of ``entries``; with ``files``, their ``.tflite`` files (zoo models
-    written under ``cache`` where missing) and the graphs read from them."""
+    written under ``cache`` where missing, a phase of ``phases``: bars of their own by
+    default) and the graphs read from them."""
     check_names(scenario, entries)
     graphs: dict[str, ModelGraph] = {}
     paths: dict[str, Path] = {}
@@ -77,7 +81,7 @@ def load_models(scenario: str, entries: Sequence[str], files: bool, cache: Path)
             graphs[name] = zoo.load_graph(name)
     if files:
         built = [n for n in model_names(entries) if n not in paths]
-        paths |= zoo.ensure_built(built, cache)
+        paths |= zoo.ensure_built(built, cache, phases or bar_phases())
         graphs |= _read_built(paths, graphs)
     return Models({n: graphs[n] for n in model_names(entries)}, paths if files else {})
 

@@ -1,9 +1,11 @@
 """A run session: the composed config in, a results folder out.
 
 It checks every baseline to run, prints what will run and which kind of device produces the
-numbers, runs each baseline (:mod:`harness.experiment.baseline`) with a progress bar, records
-everything as it goes, writes the manifest, then derives metrics, prints the comparison
-table beside the paper's figures, and writes ``summary.csv``, plots and a Chrome trace.
+numbers, runs each baseline (:mod:`harness.experiment.baseline`) with a progress bar, and a
+bar for each phase before a clock starts (writing models, cutting slices, profiling:
+:mod:`harness.experiment.progress`), records everything as it goes, writes the manifest,
+then derives metrics, prints the comparison table beside the paper's figures, and writes
+``summary.csv``, plots and a Chrome trace.
 
 :func:`compose_run` is the programmatic ``python -m harness`` composition (scripts,
 notebooks, tests): the same ``conf/``, the same schemas, Hydra's compose API.
@@ -17,15 +19,14 @@ import platform
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness import native
 from harness.cli.calling import next_steps
@@ -54,7 +55,7 @@ from harness.experiment.endings import (
 )
 from harness.experiment.models import Models, check_names, load_models, model_names
 from harness.experiment.outcome import BaselineOutcome, ClockGaps, SessionState
-from harness.experiment.progress import plain_progress
+from harness.experiment.progress import Progress, plain_progress, terminal_progress
 from harness.experiment.provenance import git_commit, versions
 from harness.reporting import coverage, runindex
 from harness.reporting.measures import added
@@ -63,10 +64,8 @@ from harness.seams import claim
 from harness.seams.device import DeviceKind
 from harness.seams.errors import RunFailure
 from harness.seams.fitting import terminal_console
+from harness.seams.progress import Advance, StartPhase
 from harness.seams.units import NS_PER_MS, NS_PER_S
-
-#: the progress bar is updated at most this often (wall seconds)
-PROGRESS_S = 0.1
 
 
 def compose_run(overrides: list[str] | tuple[str, ...] = ()) -> tuple[RunConf, DictConfig]:
@@ -101,10 +100,12 @@ def device_kind(cfg: RunConf) -> DeviceKind:
     return device_class(cfg.device).kind
 
 
-def scenario_models(cfg: RunConf) -> Models:
-    """The scenario's models, as files where the device runs real ones."""
+def scenario_models(cfg: RunConf, phases: StartPhase | None = None) -> Models:
+    """The scenario's models, as files where the device runs real ones (writing them is a
+    phase of ``phases``, bars of their own by default)."""
     files = device_class(cfg.device).needs_model_files
-    return load_models(cfg.scenario.name, list(cfg.scenario.models), files, Path(cfg.zoo_cache))
+    return load_models(cfg.scenario.name, list(cfg.scenario.models), files, Path(cfg.zoo_cache),
+                       phases)
 
 
 def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = True) -> Path:
@@ -119,16 +120,24 @@ def run_session(cfg: RunConf, raw: DictConfig, output_dir: str, report: bool = T
         console.print("\n".join(_dry_run(cfg, kind, folder).lines()), highlight=False)
         _leave_no_folder(folder)
         return folder
-    models = scenario_models(cfg)
-    cfg = with_model_names(cfg)
-    started = time.monotonic()
+    started: float | None = None  # (set once the models are there and the run begins)
     try:
-        _record(cfg, raw, models, RunRecorder(folder), folder)
+        with progress_of(console) as progress:
+            models = scenario_models(cfg, progress.phase)
+            cfg = with_model_names(cfg)
+            started = time.monotonic()
+            _record(cfg, raw, models, RunRecorder(folder), progress)
         if report:
             _report(cfg, folder, console)
     finally:
-        runindex.note(folder, time.monotonic() - started)
+        if started is not None:
+            runindex.note(folder, time.monotonic() - started)
     return folder
+
+
+def progress_of(console: Console) -> AbstractContextManager[Progress]:
+    """Bars on a terminal, plain lines elsewhere (:mod:`harness.experiment.progress`)."""
+    return terminal_progress(console) if sys.stdout.isatty() else plain_progress()
 
 
 def _dry_run(cfg: RunConf, kind: DeviceKind, folder: Path) -> DryRun:
@@ -171,18 +180,19 @@ def with_model_names(cfg: RunConf) -> RunConf:
 
 
 def _record(cfg: RunConf, raw: DictConfig, models: Models, recorder: RunRecorder,
-            folder: Path) -> None:
-    """Run every baseline into ``recorder``; however the run ends, close the journals into
-    parquet and write the manifest's ``status``: ``completed``, ``interrupted`` (SIGINT or
-    SIGTERM; a further signal during shutdown is noted, not obeyed) or ``failed`` (with the
-    error's one line, a failure to close the journals included: they stay, readable)."""
+            progress: Progress) -> None:
+    """Run every baseline into ``recorder``, reporting to ``progress``; however the run
+    ends, close the journals into parquet and write the manifest's ``status``:
+    ``completed``, ``interrupted`` (SIGINT or SIGTERM; a further signal during shutdown is
+    noted, not obeyed) or ``failed`` (with the error's one line, a failure to close the
+    journals included: they stay, readable)."""
     state = SessionState()
     ending: dict[str, Any] = {"status": "failed"}
     began = contention.sample()
     with stop_on_signals():
         try:
             _write_manifest(recorder, cfg, raw, state, {"status": "running"})
-            _run_all(cfg, models, recorder, folder, state)
+            _run_all(cfg, models, recorder, progress, state)
             ending = {"status": "completed"}
         except Interrupted as exc:
             ending = {"status": "interrupted", "signal": exc.signal_name}
@@ -245,36 +255,42 @@ def _plan_line(cfg: RunConf, kind: DeviceKind) -> str:
     )
 
 
-def _run_all(cfg: RunConf, models: Any, recorder: RunRecorder, folder: Path,
+def _run_all(cfg: RunConf, models: Models, recorder: RunRecorder, progress: Progress,
              state: SessionState) -> None:
     """Every seed of every baseline, seed by seed (an interrupted run keeps whole seeds), into
-    ``state``: each outcome, and per seed the run's bound over every plan that loaded."""
+    ``state``: each outcome, and per seed the run's bound over every plan that loaded. Each
+    baseline has a task of ``progress``; its phases before the clock are named by it and
+    its seed ("band seed 0: profiling 22 subgraphs")."""
     names, seeds = baselines_to_run(cfg), seed_list(cfg)
     span_ns = int((cfg.scenario.warmup_s + cfg.scenario.duration_s) * NS_PER_S)
     bounds = BoundCache()
     gaps = ClockGaps(int(cfg.sensor_interval_ms * NS_PER_MS), state.gaps)
     wall = device_kind(cfg).word == "host"
-    with _progress() if sys.stdout.isatty() else plain_progress() as start_task:
-        job = job_label()
-        ticks = {name: start_task(f"{job}{name}", span_ns * len(seeds)) for name in names}
-        for k, seed in enumerate(seeds):
-            works: list[Work] = []
-            processors: tuple[str, ...] = ()
-            for name in names:
-                def tick(now_ns: int, name: str = name, done: int = k * span_ns,
-                         seed: int = seed) -> None:
-                    obey_pending_signal()
-                    recorder.flush_due()
-                    if wall:
-                        gaps.see(name, seed, now_ns)
-                    ticks[name](done + min(now_ns, span_ns))
-                one = _run_one(cfg, name, models, recorder, tick, folder / "cache", seed, bounds)
-                if one.work is not None:
-                    works.append(one.work)
-                    processors = one.processors
-                state.add(name, seed, one)
-            if works:
-                state.bound[seed] = bound_facts(bounds.bound(processors, union(works)))
+    job = job_label()
+    ticks = {name: progress.task(f"{job}{name}", span_ns * len(seeds)) for name in names}
+    for k, seed in enumerate(seeds):
+        works: list[Work] = []
+        processors: tuple[str, ...] = ()
+        for name in names:
+            def tick(now_ns: int, name: str = name, done: int = k * span_ns,
+                     seed: int = seed) -> None:
+                obey_pending_signal()
+                recorder.flush_due()
+                if wall:
+                    gaps.see(name, seed, now_ns)
+                ticks[name](done + min(now_ns, span_ns))
+
+            def phases(what: str, total: int, label: str = f"{job}{name} seed {seed}: "
+                       ) -> Advance:
+                return progress.phase(label + what, total)
+
+            one = _run_one(cfg, name, models, recorder, (tick, phases), seed, bounds)
+            if one.work is not None:
+                works.append(one.work)
+                processors = one.processors
+            state.add(name, seed, one)
+        if works:
+            state.bound[seed] = bound_facts(bounds.bound(processors, union(works)))
 
 
 def job_label() -> str:
@@ -290,39 +306,17 @@ def job_label() -> str:
 
 
 def _run_one(cfg: RunConf, name: str, models: Models, recorder: RunRecorder,
-             tick: Callable[[int], None], cache: Path, seed: int, bounds: BoundCache
+             report: tuple[Callable[[int], None], StartPhase], seed: int, bounds: BoundCache
              ) -> BaselineOutcome:
-    """One baseline with one seed; a baseline the device cannot run (out of memory) is
-    recorded as failed, and the run goes on."""
+    """One baseline with one seed, reporting its run and its phases to ``report``; a baseline
+    the device cannot run (out of memory) is recorded as failed, and the run goes on."""
+    tick, phases = report
     try:
-        return run_baseline(cfg, name, models, recorder, tick, cache, seed=seed, bounds=bounds)
+        return run_baseline(cfg, name, models, recorder, tick, recorder.folder / "cache",
+                            seed=seed, bounds=bounds, phases=phases)
     except RunFailure as exc:
         Console(stderr=True).print(f"{name} seed {seed} failed: {exc}")
         return BaselineOutcome.failure(str(exc))
-
-
-@contextmanager
-def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[t]}"),
-               TimeElapsedColumn())
-    with Progress(*columns, transient=False) as progress:
-
-        def start_task(name: str, total_ns: int) -> Callable[[int], None]:
-            task = progress.add_task(f"{name:>7}", total=total_ns, t="")
-            shown_s = [0.0]
-
-            def tick(now_ns: int) -> None:
-                # (a run ticks at every sensor sample, thousands of times a second when
-                # simulated: the bar is updated at most every PROGRESS_S, and at the end)
-                wall_s = time.monotonic()
-                if wall_s - shown_s[0] < PROGRESS_S and now_ns < total_ns:
-                    return
-                shown_s[0] = wall_s
-                progress.update(task, completed=min(now_ns, total_ns), t=f"{now_ns / 1e9:6.1f} s")
-
-            return tick
-
-        yield start_task
 
 
 def _report(cfg: RunConf, folder: Path, console: Console) -> None:

@@ -19,6 +19,7 @@ from harness.seams.errors import UserError
 from harness.seams.fields import MAX_TIME_S
 from harness.seams.plan import ModelPlan
 from harness.seams.policy import Policy, PolicyContext
+from harness.seams.progress import Advance, StartPhase, counted, no_phases, steps
 from harness.seams.records import DeviceInfo
 from harness.seams.units import NS_PER_MS, NS_PER_S
 
@@ -28,25 +29,31 @@ SLO_BASE = "tflite"
 
 def plan_all(
     policy: Policy, models: Models, info: DeviceInfo,
-    unsupported: Mapping[str, Mapping[str, frozenset[int]]],
+    unsupported: Mapping[str, Mapping[str, frozenset[int]]], phases: StartPhase = no_phases,
 ) -> dict[str, ModelPlan]:
-    return {m: policy.plan(g, info.processors, unsupported[m]) for m, g in models.graphs.items()}
+    """Each model's plan by ``policy``: a phase, a step per model (a window tuner profiles
+    its candidates here)."""
+    graphs = models.graphs
+    return {m: policy.plan(graphs[m], info.processors, unsupported[m])
+            for m in steps(phases, f"planning {counted(len(graphs), 'model')}", graphs)}
 
 
-def profile_all(device: Device, plans: Mapping[str, ModelPlan]) -> dict[tuple[str, int], int]:
-    return {
-        (m, sg.index): device.profile(plan, sg)
-        for m, plan in plans.items()
-        for sg in plan.subgraphs
-    }
+def profile_all(device: Device, plans: Mapping[str, ModelPlan],
+                phases: StartPhase = no_phases) -> dict[tuple[str, int], int]:
+    """Each subgraph's time alone on its processor: a phase, a step per subgraph."""
+    todo = [(m, plan, sg) for m, plan in plans.items() for sg in plan.subgraphs]
+    return {(m, sg.index): device.profile(plan, sg)
+            for m, plan, sg in steps(phases, f"profiling {counted(len(todo), 'subgraph')}",
+                                     todo)}
 
 
 def slo_budgets(
     cfg: RunConf, device: Device, info: DeviceInfo,
     unsupported: Mapping[str, Mapping[str, frozenset[int]]], models: Models,
-    cache_dir: Path | None,
+    cache_dir: Path | None, phases: StartPhase = no_phases,
 ) -> dict[str, int]:
-    """Model -> SLO in ns; empty when ``slo_multiplier`` is 0."""
+    """Model -> SLO in ns; empty when ``slo_multiplier`` is 0 (the base's planning and
+    profiling are phases of ``phases``, named "SLO base: ...")."""
     mult = cfg.scenario.slo_multiplier
     if mult < 0:
         raise UserError(f"scenario.slo_multiplier must be >= 0, got {mult}")
@@ -57,8 +64,11 @@ def slo_budgets(
                         f"a baselines.{SLO_BASE} config")
     base = build_policy(SLO_BASE, cfg.baselines, PolicyContext(
         SLO_BASE, info, device.profile, cache_dir, models.graphs, unsupported))
-    plans = plan_all(base, models, info, unsupported)
-    profile = profile_all(device, plans)
+    def base_phases(name: str, total: int) -> Advance:
+        return phases(f"SLO base: {name}", total)
+
+    plans = plan_all(base, models, info, unsupported, base_phases)
+    profile = profile_all(device, plans, base_phases)
     alone = {m: sum(profile[(m, sg.index)] for sg in p.subgraphs) for m, p in plans.items()}
     return {m: slo_ns(m, mult, ns) for m, ns in alone.items()}
 

@@ -15,14 +15,16 @@ crossed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from harness.paper import nb
-from harness.reporting import layout, plots
+from harness.reporting import layout, paper, plots
 from harness.reporting.report import FOOTER_PACKAGES
 
 DPI = 100
@@ -81,3 +83,66 @@ def provenance(found: Sequence[nb.Run]) -> str:
              f"seed {_joined(i.seed for i in ids)}", versions,
              f"commit {commits}" if commits else ""]
     return " · ".join(p for p in parts if p)
+
+
+# -- drawings of the notebooks, on hand-made data in the tests -----------------------------
+
+#: Figure 9: each baseline's marker, in name order
+SLO_MARKERS = ("o", "s", "^", "D", "v", "P")
+#: Figure 9: the sideways shift from one baseline to the next, a share of the multipliers' span
+SLO_SHIFT = 0.02
+
+
+def slo_shifts(names: Sequence[str], multipliers: pd.Series) -> dict[str, float]:
+    """Figure 9: each baseline's sideways shift (multiplier units), centred on zero."""
+    span = float(multipliers.max() - multipliers.min()) or 1.0
+    return {b: (k - (len(names) - 1) / 2) * SLO_SHIFT * span for k, b in enumerate(names)}
+
+
+def slo_panels(fig: Figure, ours: pd.DataFrame,
+               stated: Callable[[str], Mapping[str, float]] = paper.fig9_slo_pct) -> list[Axes]:
+    """Figure 9: a panel per model of SLO satisfaction against the multiplier, a line per
+    baseline (``ours``: ``multiplier``, ``baseline``, ``model``, ``seed``, ``slo_pct``): the
+    mean over seeds with its 95% interval, and the paper's value at 1.0 (``stated``) as a
+    cross. Baselines at the same value (two lines at 0%) would hide each other: each is
+    shifted sideways by a little of the multipliers' span and has its own marker."""
+    models = sorted(ours["model"].unique())
+    axes = list(fig.subplots(1, len(models), squeeze=False, sharey=True)[0])
+    names = sorted(str(b) for b in ours["baseline"].unique())
+    shift = slo_shifts(names, ours["multiplier"])
+    for ax, model in zip(axes, models, strict=True):
+        for baseline, part in ours[ours["model"] == model].groupby("baseline"):
+            name, tint = str(baseline), layout.colour(str(baseline))
+            means = part.groupby("multiplier")["slo_pct"].agg(["mean", "sem"]).fillna(0)
+            ax.errorbar(means.index + shift[name], means["mean"], yerr=1.96 * means["sem"],
+                        marker=SLO_MARKERS[names.index(name) % len(SLO_MARKERS)], alpha=0.85,
+                        color=tint, label=f"ours {name} (95% CI; shifted to be seen)")
+            if (value := stated(name).get(model)) is not None:
+                ax.plot([1.0], [value], "x", markersize=9, color=tint,
+                        label=f"paper {name} at 1.0")
+        ax.set_title(model, fontsize=9)
+        ax.set_xlabel("SLO multiplier")
+    axes[0].set_ylabel("SLO satisfaction (%)")
+    return axes
+
+
+#: Table V's chart: the bars of a model, left to right (whose value, baseline)
+LATENCY_BARS = (("ours", "band"), ("ours", "adms"), ("paper", "band"), ("paper", "adms"))
+LATENCY_BAR_WIDTH = 0.2
+
+
+def latency_bars(ax: Axes, ours: pd.DataFrame, ref: pd.DataFrame) -> None:
+    """Table V's chart: per model (the rows of ``ours``, a model x baseline table of mean
+    latency, ms) a group of bars, ours and the paper's (``ref``, hatched), each group
+    centred on its model's tick, whose label is centred under it (a rotated label anchored
+    at its right end sat under the bars of the model before)."""
+    half = (len(LATENCY_BARS) - 1) / 2
+    for k, model in enumerate(ours.index):
+        for j, (whose, baseline) in enumerate(LATENCY_BARS):
+            value = (ours if whose == "ours" else ref)[baseline].get(model)
+            if value is not None and value == value:  # the paper has no value for every model
+                ax.bar(k + (j - half) * LATENCY_BAR_WIDTH, value, LATENCY_BAR_WIDTH,
+                       color=layout.colour(baseline), hatch="//" if whose == "paper" else None,
+                       alpha=0.45 if whose == "paper" else 1.0, label=f"{whose} {baseline}")
+    ax.set_xticks(range(len(ours.index)), list(ours.index), ha="center")
+    ax.set_ylabel("mean latency alone (ms)")

@@ -33,6 +33,7 @@ import numpy as np
 from harness.seams.graph import ModelGraph
 from harness.seams.plan import ModelPlan, Processor, Subgraph
 from harness.seams.policy import Policy, Runner
+from harness.seams.progress import StartPhase, no_phases
 from harness.seams.records import Completion, DeviceInfo, Request, SensorSample
 
 
@@ -254,6 +255,9 @@ class DeviceContext:
     rng: np.random.Generator
     #: where the device may cache slices and profiles between runs
     cache_dir: Path
+    #: where the device reports its own phases before the clock (the host: cutting slices,
+    #: building interpreters; :mod:`harness.seams.progress`)
+    phases: StartPhase = no_phases
 
 
 class DeviceClass(Protocol):

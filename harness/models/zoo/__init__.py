@@ -35,10 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from harness.seams.errors import UserError
 from harness.seams.graph import ModelGraph
+from harness.seams.progress import StartPhase, counted, no_phases, steps
 
 if TYPE_CHECKING:
     from harness.models.zoo.recipe import Recipe
@@ -197,20 +196,16 @@ def build(name: str, cache_dir: str | Path = DEFAULT_CACHE, seed: int = 0) -> Pa
     return _store(name, cache_dir, data)
 
 
-def ensure_built(names: Sequence[str], cache_dir: str | Path = DEFAULT_CACHE) -> dict[str, Path]:
+def ensure_built(names: Sequence[str], cache_dir: str | Path = DEFAULT_CACHE,
+                 phases: StartPhase = no_phases) -> dict[str, Path]:
     """Each model's cached ``.tflite``, written from its profile first where it is missing,
-    with a progress bar (a device that runs real files calls this on first use)."""
+    as a phase of ``phases`` ("writing 3 zoo models to CACHE", a step per model; a device
+    that runs real files calls this on first use)."""
     missing = [n for n in names if not tflite_path(n, cache_dir).is_file()]
     if missing:
-        from rich.progress import Progress
-
-        with Progress(console=Console(stderr=True), transient=False) as progress:
-            task = progress.add_task("writing zoo models", total=len(missing))
-            for name in missing:
-                progress.update(task, description=f"writing {name}.tflite from its profile")
-                build(name, cache_dir)
-                progress.advance(task)
-            progress.update(task, description=f"wrote {len(missing)} zoo models to {cache_dir}")
+        writing = f"writing {counted(len(missing), 'zoo model')} to {cache_dir}"
+        for name in steps(phases, writing, missing):
+            build(name, cache_dir)
     return {n: tflite_path(n, cache_dir) for n in names}
 
 

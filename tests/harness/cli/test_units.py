@@ -71,8 +71,8 @@ def test_a_run_that_failed_before_its_manifest_shows_its_device_and_error(tmp_pa
 
 def test_plain_progress_prints_a_line_every_few_seconds_and_at_the_end() -> None:
     out, now = io.StringIO(), [0.0]
-    with plain_progress(out, every_s=5, clock=lambda: now[0]) as start:
-        tick = start("band", 10_000_000_000)
+    with plain_progress(out, every_s=5, clock=lambda: now[0]) as progress:
+        tick = progress.task("band", 10_000_000_000)
         for t in range(1, 11):
             now[0] = 2.0 * t
             tick(t * 1_000_000_000)

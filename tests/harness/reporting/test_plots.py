@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from PIL import Image
 
 from harness.reporting import plots
@@ -66,3 +68,35 @@ def test_no_thermal_plot_where_no_processor_has_such_a_sensor(tmp_path: Path) ->
     whole = plots.thermal_plot(run, run_identity(run.manifest), tmp_path / "whole.png")
     with Image.open(half) as a, Image.open(whole) as b:
         assert a.size[1] < b.size[1]
+
+
+def test_the_gpu_and_npu_lines_of_the_thermal_plot_differ_in_colour_and_dashes(
+        tmp_path: Path) -> None:
+    """Two processors with the same readings draw the same line: it is told apart by its
+    colour and its dash pattern, which the legend repeats."""
+    from unittest import mock
+
+    from tests.harness.reporting.test_metrics import sens
+
+    rows = [req("adms", k, "m", k, 10 * k, 10 * k + 5) for k in range(20)]
+    sensors = [sens("adms", t, proc, 1.0, 40 + t / 100, frequency_hz=1e9 + t * 1e6)
+               for t in range(0, 200, 20) for proc in ("gpu", "npu")]
+    run = write_run(tmp_path / "run", rows, sensors=sensors)
+    drawn: list[Figure] = []
+
+    def keep(fig: Figure, *_: object) -> Path:
+        drawn.append(fig)
+        return tmp_path
+
+    with mock.patch.object(plots, "_save", keep):
+        plots.thermal_plot(run, run_identity(run.manifest), tmp_path / "thermal.png")
+    (fig,) = drawn
+    for ax in fig.axes:
+        gpu, npu = ax.get_lines()
+        assert np.array_equal(np.asarray(gpu.get_ydata()), np.asarray(npu.get_ydata()))  # same
+        assert gpu.get_color() != npu.get_color()
+        assert gpu.get_linestyle() != npu.get_linestyle()
+    legend = {h.get_label(): h for h in fig.legends[0].legend_handles
+              if isinstance(h, Line2D)}
+    assert legend["gpu"].get_color() == fig.axes[0].get_lines()[0].get_color()
+    assert legend["npu"].get_linestyle() == fig.axes[0].get_lines()[1].get_linestyle()

@@ -39,7 +39,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.cli.main import COMMANDS
+from harness.cli.main import COMMANDS, INTERNAL
 from harness.config import CONF_DIR
 from harness.seams.errors import Parser
 
@@ -80,7 +80,7 @@ def baseline_names(conf_dir: Path = CONF_DIR) -> list[str]:
 
 def commands() -> list[str]:
     """The first words that name a command."""
-    return [*COMMANDS, *EXTRA_COMMANDS]
+    return [*(c for c in COMMANDS if c not in INTERNAL), *EXTRA_COMMANDS]
 
 
 def keys() -> list[str]:

@@ -112,10 +112,10 @@ def models() -> Iterator[str]:
 def tools() -> Iterator[str]:
     """Every command besides the run (``harness NAME ...``), by what it does; a command a
     top-level ``conf/NAME.yaml`` configures says so and takes ``key=value`` from it."""
-    from harness.cli.main import COMMANDS
+    from harness.cli.main import COMMANDS, INTERNAL
 
     for name, (_, _, words) in COMMANDS.items():
-        if name == "list":
+        if name == "list" or name in INTERNAL:
             continue
         configured = (CONF_DIR / f"{name}.yaml").is_file()
         yield _line(name, f"{words} (conf/{name}.yaml)" if configured else words)

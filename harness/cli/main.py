@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "complete": ("harness.cli.complete", "callback",
                  "what the completion script asks: the replies for a partial line"),
 }
+#: commands only a script calls (the completion's callback): not offered to users
+INTERNAL = ("complete",)
 #: commands whose entry reads sys.argv itself (no argv parameter)
 ARGV_ONLY = ("paper",)
 
@@ -64,7 +66,8 @@ def entry(name: str) -> Callable[[list[str]], object]:
 def usage() -> str:
     """The commands, one line each (``harness help``)."""
     lines = ["harness [key=value ...]    run the baselines (= python -m harness; --help)"]
-    lines += [f"harness {name:<10} {words}" for name, (_, _, words) in COMMANDS.items()]
+    lines += [f"harness {name:<10} {words}" for name, (_, _, words) in COMMANDS.items()
+              if name not in INTERNAL]
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ import pytest
 from harness.cli import complete
 from harness.cli.complete import candidates, raw_words, replies, run_list
 from harness.cli.listing import listing
-from harness.cli.main import COMMANDS
+from harness.cli.main import COMMANDS, INTERNAL
 from harness.config import CONF_DIR
 from tests.fixtures.paths import REPO
 
@@ -60,9 +60,10 @@ def test_a_group_is_completed_with_its_yamls(key: str, folder: str) -> None:
 
 def test_the_first_word_offers_the_commands_and_the_keys() -> None:
     assert candidates([], "li") == ["list"]
-    assert candidates([], "comp") == ["compare", "completion", "complete"]
+    assert candidates([], "comp") == ["compare", "completion"]  # (not the callback)
     every = candidates([], "")  # (an empty word: no Hydra, the fast answer)
-    assert every == [*COMMANDS, "help", "device=", "scenario=", "+experiment=", "run=["]
+    assert every == [*(c for c in COMMANDS if c not in INTERNAL), "help", "device=",
+                     "scenario=", "+experiment=", "run=["]
     assert "list" not in candidates(["device=p20"], "")  # not a command past the first word
 
 

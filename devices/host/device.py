@@ -64,6 +64,7 @@ import numpy as np
 from devices.host.config import HostDeviceConf, HostProcessorConf
 from devices.host.contention import FOREIGN_LOAD_LIMIT as FOREIGN_LOAD_LIMIT
 from devices.host.contention import ContentionMonitor
+from devices.host.corun import time_beside
 from devices.host.jobs import InputFrames, JobTable, Liveness
 from devices.host.jobs import Job as Job
 from devices.host.jobs import Tensors as Tensors
@@ -211,6 +212,11 @@ class HostDevice(DeviceDefaults):
     def profile_slice(self, model: str, ops: frozenset[int], processor: str) -> int:
         """:meth:`profile` of an op set that no plan needs (a calibration's slice)."""
         return self._runners.profile((model, ops, processor))
+
+    def time_beside(self, key: SliceKey, background: SliceKey) -> tuple[int, int]:
+        """(alone, beside) median ns of a slice on its worker, alone and then while another
+        processor runs ``background`` in a loop (:mod:`devices.host.corun`; not cached)."""
+        return time_beside(self._runners, self._worker, key, background, self.settings)
 
     def time_input_copy(self, model: str, ops: frozenset[int], processor: str,
                         runs: int) -> tuple[int, int, int]:

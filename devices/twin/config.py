@@ -118,6 +118,12 @@ class TwinProcessorBlock:
     # invocations at once on this processor (interpreters of their own, as vanilla apps run
     # them): each copy's latency with 1, 2, ... copies of one model; none: time-sliced
     concurrency: ConcurrencyConf | None = None
+    # interference beyond the bandwidth model (shared caches, the memory controller's
+    # queues, an SMT sibling): a subgraph's latency is multiplied by 1 + (corun_factor - 1)
+    # per other processor busy beside it; 1: none. Measured on this machine by
+    # python -m harness.validate (each slice alone, then beside a loop on the other core)
+    corun_factor: float = field(default=1.0, metadata=spec(
+        "x", POS, "latency factor per other processor busy beside it; 1: none"))
     # constant name -> source and confidence tag, e.g. "devices.md §2 [D]"
     provenance: dict[str, str] = field(default_factory=dict)
 

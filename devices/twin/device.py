@@ -308,6 +308,8 @@ class TwinDevice:
                                         others + 1)
         f_ratio = spec.freqs_mhz[level_key // _STATES] / spec.f_max_mhz
         ns = self._cost(facts.subgraph).latency_ns(f_ratio, bandwidth)
+        if others and spec.corun_factor != 1.0:
+            ns *= 1.0 + (spec.corun_factor - 1.0) * others
         facts.state_ns[key] = ns
         return ns
 

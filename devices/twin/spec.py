@@ -127,6 +127,9 @@ class TwinProcessorSpec:
     #: (concurrent invocations, latency of each over one alone), ascending from (1, 1.0)
     #: (:func:`devices.twin.sharing.slowdown`); empty: time-sliced, no overlap
     concurrency: tuple[tuple[int, float], ...]
+    #: latency factor per other processor busy beside it (interference the bandwidth model
+    #: leaves out); 1: none
+    corun_factor: float
 
     @property
     def f_max_mhz(self) -> float:

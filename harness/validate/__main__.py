@@ -73,6 +73,8 @@ def calibrate(conf: ValidateConf, overrides: Sequence[str], out: Path, console: 
         console.print(f"calibrating: {len(todo)} slices of {', '.join(models.graphs)}, each "
                       "alone (cached profiles are reused)")
         measures = measure.measure_slices(device, todo)
+        console.print("calibrating: each processor's longest slices beside another's loop")
+        besides = measure.time_beside(device, measures)
         store = device.profile_store
         sigma = measure.noise_sigma(store.root if store is not None else None)
     fixed_us, gbps = measure.fit_copy(measures)
@@ -86,7 +88,7 @@ def calibrate(conf: ValidateConf, overrides: Sequence[str], out: Path, console: 
     facts = HostFacts(gbps, fixed_us, overheads.per_subgraph_us,
                       measure.memory_bandwidth_gbps(), sigma, source)
     name = f"{host.name}_twin"
-    twin = build(name, host, measures, models.graphs, facts)
+    twin = build(name, host, measures, models.graphs, facts, besides)
     write_yaml(twin, out / "device" / f"{name}.yaml", [
         f"Twin of {host.name}, written by python -m harness.validate from {len(measures)} "
         "slices measured alone and single-model runs on this machine; every [M] constant "
@@ -99,7 +101,11 @@ def calibrate(conf: ValidateConf, overrides: Sequence[str], out: Path, console: 
              f" mean excess over the profile {_mean_us(overheads.excess_ns):.1f} µs, median "
              f"{_median_us(overheads.excess_ns):.1f}; {len(overheads.gap_ns)} subgraphs)",
              f"memory bandwidth (one core): {facts.memory_bandwidth_gbps:.2f} GB/s",
-             f"latency noise sigma: {sigma:.4f}", f"calibration load: {load0}"]
+             f"latency noise sigma: {sigma:.4f}",
+             "beside another core's loop (beyond the bandwidth model): " + ", ".join(
+                 f"{p.name} x{p.twin.corun_factor:.3f}" for p in twin.processors
+                 if p.twin is not None),
+             f"calibration load: {load0}"]
     return name, notes
 
 

@@ -84,6 +84,43 @@ def measure_slices(device: HostDevice, todo: Sequence[tuple[str, str, frozenset[
     return out
 
 
+#: slices timed beside a loop on another processor, per processor (its longest ones)
+CORUN_SLICES = 6
+#: shorter slices are left out (their invoke's fixed costs dominate the ratio), ns
+CORUN_MIN_NS = 500_000
+
+
+@dataclass(frozen=True, slots=True)
+class Beside:
+    """A slice timed alone and then beside another processor's loop."""
+
+    measure: SliceMeasure
+    alone_ns: int
+    beside_ns: int
+
+
+def time_beside(device: HostDevice, measures: Sequence[SliceMeasure],
+                tick: Callable[[], None] = lambda: None) -> list[Beside]:
+    """Each processor's longest slices (up to :data:`CORUN_SLICES`), each alone and beside
+    the longest slice of another processor running in a loop (not cached: both timings
+    are taken together, under the same conditions)."""
+    out = []
+    for proc in dict.fromkeys(m.processor for m in measures):
+        others = [m for m in measures if m.processor != proc]
+        if not others:
+            continue
+        bg = max(others, key=lambda m: m.profile_ns)
+        mine = sorted((m for m in measures
+                       if m.processor == proc and m.profile_ns >= CORUN_MIN_NS),
+                      key=lambda m: -m.profile_ns)[:CORUN_SLICES]
+        for m in mine:
+            alone, beside = device.time_beside((m.model, m.ops, m.processor),
+                                               (bg.model, bg.ops, bg.processor))
+            out.append(Beside(m, alone, beside))
+            tick()
+    return out
+
+
 def fit_copy(measures: Sequence[SliceMeasure]) -> tuple[float, float]:
     """(fixed µs per tensor, GB/s) of ``copy = tensors x fixed + bytes / bandwidth``, least
     squares over the slices' input copies (non-negative; a bandwidth the fit cannot see is

@@ -13,18 +13,22 @@ trial, as on the host). What is measured on this machine ends in ``[M]``:
   measured slice (:func:`devices.adb.calibrate.fit.fit_latency`, the phone's procedure: what
   the twin uses for op sets nobody measured); the invoke floor is the shortest slice;
 * ``memory_bandwidth_gbps`` (one core copying 64 MB) and ``noise_sigma`` (the spread of the
-  profiles' timed runs).
+  profiles' timed runs);
+* ``corun_factor`` per processor: its longest slices timed alone and beside a loop of
+  another processor's longest slice (:func:`harness.validate.measure.time_beside`), the
+  median slowdown beyond the bandwidth model's own.
 
 What is not measured is a prior written here with its reason: the efficiency shape (the
 phones' CPU prior), no DVFS, no thermal throttling and no power (the host has no sensors for
-them), no delegate I/O (XNNPACK and the built-in kernels work in the process's memory), one
-invocation at a time per processor (a host worker runs its tasks in order), a handoff between
+them), no delegate I/O (XNNPACK and the built-in kernels work in the process's memory),
+concurrent interpreters time-sliced (the host's lanes share a core), a handoff between
 cores at the copy bandwidth with no fixed cost, and ``scheduler_ns_per_op`` (decisions' work)
 0: the single-model overhead holds the decisions' time.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,9 +41,10 @@ from devices.twin.config import (
     TwinProcessorBlock,
     TwinProcessorConf,
 )
+from devices.twin.latency import effective_bandwidth, subgraph_cost
 from devices.twin.spec import TwinSpec, measured_key, parse
 from harness.seams.graph import ModelGraph
-from harness.validate.measure import SliceMeasure
+from harness.validate.measure import Beside, SliceMeasure
 
 TARGET = "devices.host.twin.HostTwinDevice"
 #: a core's peak, GFLOP/s: AVX2, 2 FMA x 8 floats x 2 at ~2.5 GHz; int8 2x [E] (scaled by the fit)
@@ -119,8 +124,10 @@ def device_block(facts: HostFacts) -> TwinDeviceBlock:
 
 
 def build(name: str, host: HostDeviceConf, measures: Sequence[SliceMeasure],
-          graphs: Mapping[str, ModelGraph], facts: HostFacts) -> TwinDeviceConf:
-    """The twin's config: measured slices and overheads, then the fit for the rest."""
+          graphs: Mapping[str, ModelGraph], facts: HostFacts,
+          besides: Sequence[Beside] = ()) -> TwinDeviceConf:
+    """The twin's config: measured slices and overheads, then the fit for the rest, and
+    each processor's interference from the slices timed beside another's loop."""
     procs = [TwinProcessorConf(
         name=p.name, kind=p.kind, support=p.support, api_level=p.api_level,
         reject_ops=list(p.reject_ops), accept_ops=list(p.accept_ops),
@@ -135,7 +142,32 @@ def build(name: str, host: HostDeviceConf, measures: Sequence[SliceMeasure],
         mine = [m for m in measures if m.processor == proc.name]
         if mine:
             _fit(proc.twin, spec, proc.name, mine, graphs, facts)
+    spec = parse(conf)
+    for proc in conf.processors:
+        assert proc.twin is not None
+        timed = [b for b in besides if b.measure.processor == proc.name]
+        if timed:
+            proc.twin.corun_factor = round(corun_factor(spec, proc.name, timed, graphs), 4)
+            proc.twin.provenance["corun_factor"] = (
+                f"median over {len(timed)} slices of (beside / alone) over the bandwidth "
+                f"model's own ratio; {facts.source}")
     return conf
+
+
+def corun_factor(spec: TwinSpec, name: str, timed: Sequence[Beside],
+                 graphs: Mapping[str, ModelGraph]) -> float:
+    """How much slower ``name``'s slices ran beside another processor's loop than alone,
+    beyond what the twin's bandwidth model already charges them for it: the median over
+    the slices of the measured ratio over the model's ratio (one other processor busy)."""
+    proc, dev = spec.processor(name), spec.device
+    alone_bw = effective_bandwidth(dev.memory_bandwidth_gbps, proc.bandwidth_share, 1)
+    beside_bw = effective_bandwidth(dev.memory_bandwidth_gbps, proc.bandwidth_share, 2)
+    ratios = []
+    for b in timed:
+        cost = subgraph_cost(proc, graphs[b.measure.model], b.measure.ops, dev)
+        modelled = cost.latency_ns(1.0, beside_bw) / cost.latency_ns(1.0, alone_bw)
+        ratios.append(b.beside_ns / b.alone_ns / modelled)
+    return float(statistics.median(ratios))
 
 
 def _fit(block: TwinProcessorBlock, spec: TwinSpec, name: str, mine: Sequence[SliceMeasure],

@@ -238,6 +238,32 @@ def test_contention_slows_a_memory_bound_op() -> None:
     assert device.profile(plan, plan.subgraphs[1]) == 50_100 + 2_000 + 100_000
 
 
+@pytest.mark.parametrize("factor", [1.0, 1.25])
+def test_corun_interference_slows_a_compute_bound_op_while_another_processor_runs(
+        factor: float) -> None:
+    graph = chain_graph([CONV, CONV])
+    plan = make_plan(graph, [(0, "cpu"), (1, "cpu")])
+    gpu_plan = make_plan(chain_graph([CONV], name="other"), [(0, "gpu")])
+    conf = twin_conf(cpu={**CPU, "corun_factor": factor})
+    device = TwinDevice(conf, simpy.Environment(), np.random.default_rng(0))
+    other = chain_graph([CONV], name="other")
+    device.load({graph.name: graph, "other": other}, {"chain": plan, "other": gpu_plan})
+    alone = run_one(device, plan.subgraphs[0]).latency_ns
+    done: list[Completion] = []
+    now = int(device.env.now)
+    device.start(1, request(1, "other"), gpu_plan.subgraphs[0], now, done.append)
+    device.start(2, request(2), plan.subgraphs[1], now, done.append)
+    device.env.run()
+    cpu = next(c for c in done if c.subgraph.processor == "cpu")
+    gpu = next(c for c in done if c.subgraph.processor == "gpu")
+    # a compute-bound op: no bandwidth slowdown; the factor applies while the GPU runs
+    beside = min(gpu.latency_ns, cpu.latency_ns)
+    expected = beside + (alone - beside / factor)
+    assert cpu.latency_ns == pytest.approx(expected, abs=2)
+    assert (cpu.latency_ns > alone) is (factor > 1.0)
+    assert device.profile(plan, plan.subgraphs[1]) == alone  # a profile is alone
+
+
 def test_a_busy_processor_refuses_a_second_subgraph() -> None:
     graph = chain_graph([CONV])
     plan = make_plan(graph, [(0, "cpu")])

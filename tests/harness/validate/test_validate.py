@@ -36,13 +36,15 @@ import yaml
 
 from devices.host.spec import available_cores
 from devices.host.twin import HostTwinDevice
-from devices.twin.spec import parse_measured_key
+from devices.twin.spec import parse, parse_measured_key
 from harness.models.tflite_io import read_tflite
 from harness.reporting.stats import mean_ci, ratio_ci
 from harness.seams.errors import UserError
 from harness.seams.plan import ModelPlan, Subgraph
 from harness.validate import compare
 from harness.validate.__main__ import run
+from harness.validate.measure import Beside, SliceMeasure
+from harness.validate.twin import corun_factor
 from tests.fixtures.runs import compose_run
 
 #: the bound the intact twin must meet on the tiny model, and by which a broken mechanism
@@ -106,6 +108,9 @@ def test_the_intact_twin_predicts_the_host(zoo: Path, out: Path) -> None:
     twin = yaml.safe_load(next((out / "device").glob("*.yaml")).read_text())
     assert twin["twin"]["scheduler_fixed_us"] > 0
     assert twin["processors"][0]["twin"]["measured_us"]
+    for proc in twin["processors"]:  # each timed beside the other core's loop
+        assert "beside / alone" in proc["twin"]["provenance"]["corun_factor"]
+        assert 0.5 < proc["twin"]["corun_factor"] < 2.0
     if host_foreign_cores(out) > QUIET_CORES:
         pytest.skip(f"other processes used {host_foreign_cores(out):.2f} cores during the "
                     "host run: the comparison is spoiled by load, not a verdict")
@@ -149,6 +154,28 @@ def test_the_twin_profiles_a_slice_as_the_host_does(zoo: Path, out: Path) -> Non
     profile = twin.profile(plan, sg)
     assert fixed_ns > 0.2 * measured_us * 1000  # (on a tiny model the overhead is large)
     assert 0.9 * measured_us * 1000 <= profile < measured_us * 1000 + 0.5 * fixed_ns
+
+
+@needs_two_cores
+def test_the_corun_factor_is_the_measured_slowdown_over_the_bandwidth_models(
+        zoo: Path, out: Path) -> None:
+    run(args(zoo, out))  # reused
+    yaml_file = next((out / "device").glob("*.yaml"))
+    cfg = compose_run(f"hydra.searchpath=[file://{out.resolve()}]", f"device={yaml_file.stem}",
+                      "scenario=single", f"scenario.models=[{MODEL}]", f"zoo_cache={zoo}")
+    spec = parse(cfg.device)
+    proc = cfg.device.processors[0]
+    key = next(iter(proc.twin.measured_us))
+    model, ops = parse_measured_key(key)
+    graphs = {MODEL: read_tflite(zoo / f"{MODEL}.tflite", MODEL)}
+    m = SliceMeasure(model, proc.name, ops, 1_000_000, 0, 0, 0)
+    same = corun_factor(spec, proc.name, [Beside(m, 1_000_000, 1_000_000)], graphs)
+    slower = corun_factor(spec, proc.name, [Beside(m, 1_000_000, 1_300_000)], graphs)
+    assert same <= 1.0  # the bandwidth model's own slowdown is taken out, never added
+    assert slower == pytest.approx(1.3 * same)
+    both = corun_factor(spec, proc.name, [Beside(m, 1_000_000, 1_300_000)] * 2
+                        + [Beside(m, 1_000_000, 9_000_000)], graphs)
+    assert both == pytest.approx(slower)  # the median: one outlier does not move it
 
 
 def test_error_interval_and_ordering_on_known_values() -> None:

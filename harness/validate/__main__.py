@@ -36,6 +36,7 @@ from harness.experiment.provenance import git_commit
 from harness.seams.errors import UserError, command
 from harness.validate import compare, measure, report, runs
 from harness.validate.config import ValidateConf, register
+from harness.validate.rowplans import row_slices
 from harness.validate.twin import HostFacts, build
 
 
@@ -70,8 +71,12 @@ def calibrate(conf: ValidateConf, overrides: Sequence[str], out: Path, console: 
     with HostDevice(host, models.paths, cache / "slices") as device:
         plans = measure.size1_plans(models.graphs, device, analyze)
         todo = measure.slices(plans)
-        console.print(f"calibrating: {len(todo)} slices of {', '.join(models.graphs)}, each "
-                      "alone (cached profiles are reused)")
+        rows = row_slices([*device_args(conf, overrides), *runs.common_args(conf, overrides)],
+                          device, models)
+        todo += [s for s in rows if s not in set(todo)]
+        console.print(f"calibrating: {len(todo)} slices of {', '.join(models.graphs)} (Band's"
+                      " at size 1 and every row's plans), each alone (cached profiles are "
+                      "reused)")
         measures = measure.measure_slices(device, todo)
         console.print("calibrating: each processor's longest slices beside another's loop")
         besides = measure.time_beside(device, measures)

@@ -106,14 +106,20 @@ class BothSides:
     host_load: dict[str, object]
 
 
+def common_args(conf: ValidateConf, overrides: Sequence[str]) -> list[str]:
+    """What both sides' runs are given: the scenario, the rows, the zoo and the timing."""
+    rows = tuple(conf.run) or DEFAULT_ROWS
+    scenario = [o for o in overrides if o.split("=", 1)[0].lstrip("+~").split(".")[0]
+                == "scenario"]
+    return [*scenario, f"run=[{','.join(rows)}]", f"zoo_cache={conf.zoo_cache}",
+            *timing(conf.duration_s, conf.warmup_s, conf.seeds)]
+
+
 def both_sides(conf: ValidateConf, overrides: Sequence[str], out: Path, twin_name: str,
                device: Sequence[str], console: Console) -> BothSides:
     """Every row on the host, then on its twin, with the same seeds and traffic."""
     rows = tuple(conf.run) or DEFAULT_ROWS
-    scenario = [o for o in overrides if o.split("=", 1)[0].lstrip("+~").split(".")[0]
-                == "scenario"]
-    common = [*scenario, f"run=[{','.join(rows)}]", f"zoo_cache={conf.zoo_cache}",
-              *timing(conf.duration_s, conf.warmup_s, conf.seeds)]
+    common = common_args(conf, overrides)
     host, notes = cached_run([*device, *common], out / "host", console)
     twin_args = [f"hydra.searchpath=[file://{out.resolve()}]", f"device={twin_name}", *common,
                  *conf.twin_overrides]

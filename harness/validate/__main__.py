@@ -107,9 +107,10 @@ def calibrate(conf: ValidateConf, overrides: Sequence[str], out: Path, console: 
              f"{_median_us(overheads.excess_ns):.1f}; {len(overheads.gap_ns)} subgraphs)",
              f"memory bandwidth (one core): {facts.memory_bandwidth_gbps:.2f} GB/s",
              f"latency noise sigma: {sigma:.4f}",
-             "beside another core's loop (beyond the bandwidth model): " + ", ".join(
-                 f"{p.name} x{p.twin.corun_factor:.3f}" for p in twin.processors
-                 if p.twin is not None),
+             "beside another core's loop (beyond the bandwidth model): " + "; ".join(
+                 f"{p.name} {p.twin.provenance['corun_factor'].split(';')[0]}"
+                 for p in twin.processors
+                 if p.twin is not None and "corun_factor" in p.twin.provenance),
              f"calibration load: {load0}"]
     return name, notes
 

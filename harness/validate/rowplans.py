@@ -1,13 +1,14 @@
 """The op sets the compared rows will run, so the twin measures them instead of guessing.
 
 The twin prices an op set it has a measurement for by that measurement and any other one by
-its fitted roofline, which can be far off for a slice nobody timed (on `host_equal` a
-RetinaFace window on the weak core: 10 ms predicted, 49 ms on the host). Band's slices at
-minimum size 1 are not all the rows run: ADMS's windows and vanilla TFLite's partitions are
-other op sets. So each row is planned here as a run plans it (its policy built for this
-device; ADMS's window tuner profiles its candidates on the host), and every op set of those
-plans is measured alone like the rest: structure from the planners, timings only from
-slices alone, nothing from a multi-model run.
+its fitted roofline, which can be far off for a slice nobody timed. Band's slices at minimum
+size 1 cover the unit ranges its analyzer cuts; a row with another analyzer (vanilla
+TFLite's delegate partitions, a variant's windows, a model the analyzers cut differently)
+may plan op sets outside them. So each row is planned here as a run plans it (its policy
+built for this device; ADMS's window tuner profiles its candidates on the host), and every
+op set of those plans is measured alone like the rest: structure from the planners, timings
+only from slices alone, nothing from a multi-model run. (On FRS every op set the default
+rows plan is among Band's.)
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ trial, as on the host). What is measured on this machine ends in ``[M]``:
   profiles' timed runs);
 * ``corun_factor`` per processor: its longest slices timed alone and beside a loop of
   another processor's longest slice (:func:`harness.validate.measure.time_beside`), the
-  median slowdown beyond the bandwidth model's own.
+  median slowdown beyond the bandwidth model's own when every slice was slower
+  (:func:`applied_corun`; else 1, the measurement kept in the provenance).
 
 What is not measured is a prior written here with its reason: the efficiency shape (the
 phones' CPU prior), no DVFS, no thermal throttling and no power (the host has no sensors for
@@ -147,18 +148,30 @@ def build(name: str, host: HostDeviceConf, measures: Sequence[SliceMeasure],
         assert proc.twin is not None
         timed = [b for b in besides if b.measure.processor == proc.name]
         if timed:
-            proc.twin.corun_factor = round(corun_factor(spec, proc.name, timed, graphs), 4)
-            proc.twin.provenance["corun_factor"] = (
-                f"median over {len(timed)} slices of (beside / alone) over the bandwidth "
-                f"model's own ratio; {facts.source}")
+            proc.twin.corun_factor, proc.twin.provenance["corun_factor"] = applied_corun(
+                corun_ratios(spec, proc.name, timed, graphs), facts.source)
     return conf
 
 
-def corun_factor(spec: TwinSpec, name: str, timed: Sequence[Beside],
-                 graphs: Mapping[str, ModelGraph]) -> float:
-    """How much slower ``name``'s slices ran beside another processor's loop than alone,
-    beyond what the twin's bandwidth model already charges them for it: the median over
-    the slices of the measured ratio over the model's ratio (one other processor busy)."""
+def applied_corun(ratios: Sequence[float], source: str) -> tuple[float, str]:
+    """The twin's factor from the slices' ratios and its provenance: their median when every
+    ratio says the processor is slower beside another (a sign test, p = 2^(1-n)); else 1,
+    with what was measured. A ratio below 1 (a core faster while another works: a VM's or
+    a governor's power states, not interference) is recorded, never applied."""
+    median = float(statistics.median(ratios))
+    how = (f"median over {len(ratios)} slices of (beside / alone) over the bandwidth "
+           f"model's own ratio: x{median:.3f}")
+    if len(ratios) >= 5 and all(r > 1.0 for r in ratios):
+        return round(median, 4), f"{how}; {source}"
+    return 1.0, (f"1: {how}, not every slice slower, so not applied (in the runs "
+                 f"slices were slower than alone, not faster); {source}")
+
+
+def corun_ratios(spec: TwinSpec, name: str, timed: Sequence[Beside],
+                 graphs: Mapping[str, ModelGraph]) -> list[float]:
+    """How much slower each of ``name``'s slices ran beside another processor's loop than
+    alone, beyond what the twin's bandwidth model already charges it for that: the measured
+    ratio over the model's ratio (one other processor busy)."""
     proc, dev = spec.processor(name), spec.device
     alone_bw = effective_bandwidth(dev.memory_bandwidth_gbps, proc.bandwidth_share, 1)
     beside_bw = effective_bandwidth(dev.memory_bandwidth_gbps, proc.bandwidth_share, 2)
@@ -167,7 +180,7 @@ def corun_factor(spec: TwinSpec, name: str, timed: Sequence[Beside],
         cost = subgraph_cost(proc, graphs[b.measure.model], b.measure.ops, dev)
         modelled = cost.latency_ns(1.0, beside_bw) / cost.latency_ns(1.0, alone_bw)
         ratios.append(b.beside_ns / b.alone_ns / modelled)
-    return float(statistics.median(ratios))
+    return ratios
 
 
 def _fit(block: TwinProcessorBlock, spec: TwinSpec, name: str, mine: Sequence[SliceMeasure],

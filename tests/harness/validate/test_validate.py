@@ -44,7 +44,7 @@ from harness.seams.plan import ModelPlan, Subgraph
 from harness.validate import compare
 from harness.validate.__main__ import run
 from harness.validate.measure import Beside, SliceMeasure
-from harness.validate.twin import corun_factor
+from harness.validate.twin import applied_corun, corun_ratios
 from tests.fixtures.runs import compose_run
 
 #: the bound the intact twin must meet on the tiny model, and by which a broken mechanism
@@ -110,7 +110,7 @@ def test_the_intact_twin_predicts_the_host(zoo: Path, out: Path) -> None:
     assert twin["processors"][0]["twin"]["measured_us"]
     for proc in twin["processors"]:  # each timed beside the other core's loop
         assert "beside / alone" in proc["twin"]["provenance"]["corun_factor"]
-        assert 0.5 < proc["twin"]["corun_factor"] < 2.0
+        assert 1.0 <= proc["twin"]["corun_factor"] < 2.0
     if host_foreign_cores(out) > QUIET_CORES:
         pytest.skip(f"other processes used {host_foreign_cores(out):.2f} cores during the "
                     "host run: the comparison is spoiled by load, not a verdict")
@@ -169,13 +169,19 @@ def test_the_corun_factor_is_the_measured_slowdown_over_the_bandwidth_models(
     model, ops = parse_measured_key(key)
     graphs = {MODEL: read_tflite(zoo / f"{MODEL}.tflite", MODEL)}
     m = SliceMeasure(model, proc.name, ops, 1_000_000, 0, 0, 0)
-    same = corun_factor(spec, proc.name, [Beside(m, 1_000_000, 1_000_000)], graphs)
-    slower = corun_factor(spec, proc.name, [Beside(m, 1_000_000, 1_300_000)], graphs)
+    [same] = corun_ratios(spec, proc.name, [Beside(m, 1_000_000, 1_000_000)], graphs)
+    [slower] = corun_ratios(spec, proc.name, [Beside(m, 1_000_000, 1_300_000)], graphs)
     assert same <= 1.0  # the bandwidth model's own slowdown is taken out, never added
     assert slower == pytest.approx(1.3 * same)
-    both = corun_factor(spec, proc.name, [Beside(m, 1_000_000, 1_300_000)] * 2
-                        + [Beside(m, 1_000_000, 9_000_000)], graphs)
-    assert both == pytest.approx(slower)  # the median: one outlier does not move it
+
+
+def test_a_corun_factor_is_applied_only_when_every_slice_was_slower() -> None:
+    factor, why = applied_corun([1.1, 1.2, 1.15, 1.3, 1.12], "here [M]")
+    assert factor == 1.15 and why.startswith("median over 5 slices") and "here [M]" in why
+    factor, why = applied_corun([1.1, 1.2, 0.98, 1.3, 1.12], "here [M]")
+    assert factor == 1.0 and "not applied" in why and "x1.120" in why
+    assert applied_corun([0.7, 0.8, 0.75, 0.9, 0.85], "")[0] == 1.0  # faster: never applied
+    assert applied_corun([1.2, 1.3], "")[0] == 1.0  # too few slices to tell
 
 
 def test_error_interval_and_ordering_on_known_values() -> None:

@@ -228,11 +228,11 @@ def test_bad_closed_loop_flags_are_usage_errors(binary: Path, one_model: native.
 
 def test_a_killed_runner_leaves_its_lines_up_to_the_last_second(
         binary: Path, tiny_models: dict[str, Path], tmp_path: Path) -> None:
-    """The logs are written out every second: killed (SIGKILL) after ~2.5 s of a 4 s run,
+    """The logs are written out every second: killed (SIGKILL) after ~2.5 s of a 10 s run,
     the job and request logs hold the first second's lines (a cut last line aside)."""
     layout = native.lay_out(tmp_path, {"chain": tiny_models["chain"]}, 2, CORES)
     arrivals = tmp_path / "arrivals.txt"
-    arrivals.write_text("".join(f"{k * 50_000_000} chain\n" for k in range(80)))
+    arrivals.write_text("".join(f"{k * 50_000_000} chain\n" for k in range(200)))
     command = [str(binary), "--plan", str(layout.plan), "--slices", str(layout.slices),
                "--log", str(tmp_path / "jobs.tsv"), "--requests", str(tmp_path / "r.tsv"),
                "--arrivals", str(arrivals)]
@@ -242,4 +242,4 @@ def test_a_killed_runner_leaves_its_lines_up_to_the_last_second(
     jobs = (tmp_path / "jobs.tsv").read_text().splitlines()
     requests = (tmp_path / "r.tsv").read_text().splitlines()
     assert len(jobs) > 10 and len(requests) > 5, (len(jobs), len(requests))
-    assert len(requests) < 80
+    assert len(requests) < 200  # (10 s of arrivals: a late kill under load still cuts)

@@ -73,6 +73,12 @@ def zoo(tiny_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
 
 
 @pytest.fixture(scope="module")
+def validated(zoo: Path, out: Path) -> Path:
+    """The intact validation, run once for the module (each run calibrates again)."""
+    return run(args(zoo, out))
+
+
+@pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("validate_out")
 
@@ -102,8 +108,8 @@ def host_foreign_cores(out: Path) -> float:
 
 @pytest.mark.slow
 @needs_two_cores
-def test_the_intact_twin_predicts_the_host(zoo: Path, out: Path) -> None:
-    report = run(args(zoo, out))
+def test_the_intact_twin_predicts_the_host(validated: Path, out: Path) -> None:
+    report = validated
     assert report.is_file() and "| adms |" in report.read_text()
     twin = yaml.safe_load(next((out / "device").glob("*.yaml")).read_text())
     assert twin["twin"]["scheduler_fixed_us"] > 0
@@ -123,8 +129,9 @@ def test_the_intact_twin_predicts_the_host(zoo: Path, out: Path) -> None:
     "device.twin.mechanisms.scheduler_cost=false",
     pytest.param("device.twin.scheduler_fixed_us=0.5", marks=pytest.mark.slow),
 ])
-def test_a_broken_mechanism_misses_the_bound(zoo: Path, out: Path, broken: str) -> None:
-    run(args(zoo, out))  # the intact twin (reused when the test above made it)
+def test_a_broken_mechanism_misses_the_bound(validated: Path, zoo: Path, out: Path,
+                                            broken: str) -> None:
+    assert validated.is_file()  # the intact twin
     run(args(zoo, out, f"twin_overrides=['{broken}']"))
     if host_foreign_cores(out) > QUIET_CORES:
         pytest.skip(f"other processes used {host_foreign_cores(out):.2f} cores during the "
@@ -134,11 +141,12 @@ def test_a_broken_mechanism_misses_the_bound(zoo: Path, out: Path, broken: str) 
 
 
 @needs_two_cores
-def test_the_twin_profiles_a_slice_as_the_host_does(zoo: Path, out: Path) -> None:
+def test_the_twin_profiles_a_slice_as_the_host_does(validated: Path, zoo: Path,
+                                                    out: Path) -> None:
     """The policies plan with the twin's profiles: they must read as the host's (the slice
     alone on its worker), not carry the runtime's overhead per subgraph, which the host
     pays only around a subgraph in a run."""
-    run(args(zoo, out))  # reused
+    assert validated.is_file()
     yaml_file = next((out / "device").glob("*.yaml"))
     cfg = compose_run(f"hydra.searchpath=[file://{out.resolve()}]", f"device={yaml_file.stem}",
                       "scenario=single", f"scenario.models=[{MODEL}]", f"zoo_cache={zoo}")
@@ -158,8 +166,8 @@ def test_the_twin_profiles_a_slice_as_the_host_does(zoo: Path, out: Path) -> Non
 
 @needs_two_cores
 def test_the_corun_factor_is_the_measured_slowdown_over_the_bandwidth_models(
-        zoo: Path, out: Path) -> None:
-    run(args(zoo, out))  # reused
+        validated: Path, zoo: Path, out: Path) -> None:
+    assert validated.is_file()
     yaml_file = next((out / "device").glob("*.yaml"))
     cfg = compose_run(f"hydra.searchpath=[file://{out.resolve()}]", f"device={yaml_file.stem}",
                       "scenario=single", f"scenario.models=[{MODEL}]", f"zoo_cache={zoo}")

@@ -8,14 +8,10 @@ import pytest
 
 from devices.host.slicekey import slice_key
 from tests.devices.host.test_host_device import (
-    cache_dir,
     load,
-    make_device,
     same_kernels,
     whole_plan,
 )
-
-__all__ = ["cache_dir", "make_device"]  # the fixtures, reused
 
 
 def test_the_background_loops_while_the_slice_is_timed_and_stops_after(

@@ -113,24 +113,6 @@ def reference_outputs(path: Path, request_id: int) -> dict[int, np.ndarray]:
             for d in interpreter.get_output_details()}
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("slices")
-
-
-@pytest.fixture
-def make_device(tiny_models: dict[str, Path], cache_dir: Path) -> Iterator[Any]:
-    devices: list[HostDevice] = []
-
-    def make(conf: HostDeviceConf) -> HostDevice:
-        devices.append(HostDevice(conf, tiny_models, cache_dir))
-        return devices[-1]
-
-    yield make
-    for dev in devices:
-        dev.close()
-
-
 def load(dev: HostDevice, plans: Mapping[str, ModelPlan]) -> None:
     dev.load({m: dev.graph(m) for m in plans}, plans)
 

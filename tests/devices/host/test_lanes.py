@@ -17,14 +17,10 @@ from harness.seams.plan import ModelPlan
 from harness.seams.records import Request
 from tests.devices.host.test_host_device import (
     Collector,
-    cache_dir,
     load,
-    make_device,
     same_kernels,
     whole_plan,
 )
-
-__all__ = ["cache_dir", "make_device"]  # the fixtures, reused
 
 
 def concurrent(plan: ModelPlan) -> ModelPlan:

@@ -107,7 +107,8 @@ def selected(cfg: SensitivityConf) -> list[ConstantConf]:
 
 
 #: device fields holding one value per baseline or policy (swept as one factor on all)
-_BY_POLICY = ("scheduler_ns_per_work",)
+_BY_POLICY = frozenset(f.name for f in dataclasses.fields(TwinDeviceBlock)
+                       if str(f.type) == "dict[str, float]")
 
 
 def check(constant: ConstantConf) -> None:

@@ -70,10 +70,9 @@ def calibrate(conf: ValidateConf, overrides: Sequence[str], out: Path, console: 
     load0, clock0 = load_text(), cpu_clock()
     with HostDevice(host, models.paths, cache / "slices") as device:
         plans = measure.size1_plans(models.graphs, device, analyze)
-        todo = measure.slices(plans)
         rows = row_slices([*device_args(conf, overrides), *runs.common_args(conf, overrides)],
                           device, models)
-        todo += [s for s in rows if s not in set(todo)]
+        todo = list(dict.fromkeys([*measure.slices(plans), *rows]))
         console.print(f"calibrating: {len(todo)} slices of {', '.join(models.graphs)} (Band's"
                       " at size 1 and every row's plans), each alone (cached profiles are "
                       "reused)")
